@@ -1,0 +1,504 @@
+"""Martian Dice rules: faces, variant settings, actions and the immutable game state.
+
+A turn: roll the dice left (chance), tanks are set aside automatically, the player takes
+one allowed face type, then stops or rolls again. See ``docs/rules-martian.md``.
+
+>>> state = new_game(Variant(players=2))
+>>> state.phase, state.current_player == CHANCE
+(<Phase.ROLL: 'roll'>, True)
+>>> state = state.apply(state.parse_action("TTHHHHRRCCCKK"))
+>>> [a.text() for a in state.legal_actions()]
+['rays', 'humans', 'cows', 'chickens']
+>>> state = state.apply(Take(Face.HUMAN)).apply(STOP)
+>>> state.scores, state.seat
+((0, 0), 1)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from enum import IntEnum, StrEnum
+from fractions import Fraction
+from functools import cache
+from typing import Final
+
+from marsdice.core.dice import Counts, dice_outcomes, face_weights, roll_dice
+from marsdice.core.errors import ActionParseError, IllegalActionError, VariantError
+from marsdice.core.game import CHANCE, TERMINAL
+
+
+class Face(IntEnum):
+    """The five face kinds; a die shows Death Ray on two of its six sides."""
+
+    TANK = 0
+    RAY = 1
+    HUMAN = 2
+    COW = 3
+    CHICKEN = 4
+
+    @property
+    def letter(self) -> str:
+        return _LETTERS[self]
+
+    @property
+    def plural(self) -> str:
+        return _PLURALS[self]
+
+
+_LETTERS: Final = "TRHCK"
+_PLURALS: Final = ("tanks", "rays", "humans", "cows", "chickens")
+FACES: Final = tuple(Face)
+EARTHLINGS: Final = (Face.HUMAN, Face.COW, Face.CHICKEN)
+#: The six sides of a Martian die.
+DIE: Final = (Face.TANK, Face.RAY, Face.RAY, Face.HUMAN, Face.COW, Face.CHICKEN)
+FACE_PROBABILITIES: Final = face_weights(DIE, len(FACES))
+#: Points for having at least one of each Earthling type.
+BONUS: Final = 3
+NO_DICE: Final[Counts] = (0, 0, 0, 0, 0)
+
+MAX_PLAYERS: Final = 10
+MAX_DICE: Final = 30
+
+
+class RolloffMode(StrEnum):
+    """How a tie for first place is settled by the Death Ray roll-off."""
+
+    REPEAT = "repeat"  # the still-tied best roll again until one remains (project default)
+    SINGLE = "single"  # one roll-off; a tie in it is a shared win (Board Game Arena)
+
+
+class Phase(StrEnum):
+    ROLL = "roll"  # chance: the current player's dice are rolled
+    CHOOSE = "choose"  # the player takes one face type from the roll
+    DECIDE = "decide"  # the player stops or rolls again
+    ROLLOFF = "rolloff"  # chance: a tied player rolls for Death Rays
+    OVER = "over"
+
+
+class TurnEnd(StrEnum):
+    """Why a turn went to scoring."""
+
+    STOPPED = "stopped"
+    NO_CHOICE = "no choice"  # nothing could be taken from the roll
+    NO_DICE = "no dice"  # every die was set aside
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """Game settings; defaults are the rulebook's.
+
+    >>> Variant(players=11)
+    Traceback (most recent call last):
+    ...
+    marsdice.core.errors.VariantError: players must be 1-10 (1 = solo challenge), got 11
+    """
+
+    players: int = 2
+    target: int = 25
+    dice: int = 13
+    rolloff_dice: int = 6
+    rolloff_mode: RolloffMode = RolloffMode.REPEAT
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.players <= MAX_PLAYERS:
+            raise VariantError(
+                f"players must be 1-{MAX_PLAYERS} (1 = solo challenge), got {self.players}"
+            )
+        if self.target < 1:
+            raise VariantError(f"target must be at least 1, got {self.target}")
+        if not 1 <= self.dice <= MAX_DICE:
+            raise VariantError(f"dice must be 1-{MAX_DICE}, got {self.dice}")
+        if not 1 <= self.rolloff_dice <= MAX_DICE:
+            raise VariantError(f"roll-off dice must be 1-{MAX_DICE}, got {self.rolloff_dice}")
+        try:
+            object.__setattr__(self, "rolloff_mode", RolloffMode(self.rolloff_mode))
+        except ValueError:
+            modes = ", ".join(m.value for m in RolloffMode)
+            raise VariantError(
+                f"roll-off mode must be one of {modes}, got {self.rolloff_mode!r}"
+            ) from None
+
+    @property
+    def solo(self) -> bool:
+        return self.players == 1
+
+
+# --- actions -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A chance outcome: how many dice show each face (tank, ray, human, cow, chicken)."""
+
+    counts: Counts
+
+    def text(self) -> str:
+        """Faces as letters in face order, e.g. ``TTRHHH``."""
+        return "".join(face.letter * n for face, n in zip(FACES, self.counts, strict=True))
+
+    @property
+    def dice(self) -> int:
+        return sum(self.counts)
+
+    def __getitem__(self, face: Face) -> int:
+        return self.counts[face]
+
+    @classmethod
+    def parse(cls, text: str) -> Roll:
+        """Read letters T R H C K in any order.
+
+        >>> Roll.parse("hhTk").counts
+        (1, 0, 2, 0, 1)
+        """
+        letters = text.strip().upper()
+        if not letters or any(ch not in _LETTERS for ch in letters):
+            raise ActionParseError(
+                f"a roll is written as face letters T, R, H, C, K (e.g. TTRHHC), got {text!r}"
+            )
+        return cls(tuple(letters.count(letter) for letter in _LETTERS))
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """Set aside every die of one face type from the current roll."""
+
+    face: Face
+
+    def text(self) -> str:
+        return self.face.plural
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """End the turn and score it."""
+
+    def text(self) -> str:
+        return "stop"
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """Roll the dice not yet set aside."""
+
+    def text(self) -> str:
+        return "roll"
+
+
+STOP: Final = Stop()
+CONTINUE: Final = Continue()
+Action = Roll | Take | Stop | Continue
+
+_WORDS: Final[dict[str, Take | Stop | Continue]] = {
+    **{alias: Take(Face.RAY) for alias in ("r", "ray", "rays", "death", "deathray", "deathrays")},
+    **{alias: Take(Face.HUMAN) for alias in ("h", "human", "humans")},
+    **{alias: Take(Face.COW) for alias in ("c", "cow", "cows")},
+    **{alias: Take(Face.CHICKEN) for alias in ("k", "chicken", "chickens")},
+    **dict.fromkeys(("s", "stop"), STOP),
+    **dict.fromkeys(("g", "go", "roll", "continue", "again"), CONTINUE),
+}
+
+
+def parse_decision(text: str) -> Take | Stop | Continue:
+    """Read a player's decision, accepting short forms.
+
+    >>> parse_decision("H"), parse_decision("stop")
+    (Take(face=<Face.HUMAN: 2>), Stop())
+    """
+    key = text.strip().lower().replace(" ", "").replace("-", "")
+    try:
+        return _WORDS[key]
+    except KeyError:
+        raise ActionParseError(
+            f"unknown command {text!r}: use rays (r), humans (h), cows (c), chickens (k), "
+            "stop (s) or roll (g)"
+        ) from None
+
+
+# --- scoring -----------------------------------------------------------------------------
+
+
+def score_turn(set_aside: Counts) -> int:
+    """Points scored by a turn that set these dice aside.
+
+    >>> score_turn((3, 3, 4, 0, 1))  # the rulebook's sample turn
+    5
+    >>> score_turn((2, 1, 4, 0, 0))  # more tanks than rays
+    0
+    >>> score_turn((0, 0, 1, 1, 1))  # all three Earthlings: bonus
+    6
+    """
+    if set_aside[Face.TANK] > set_aside[Face.RAY]:
+        return 0
+    earthlings = [set_aside[face] for face in EARTHLINGS]
+    return sum(earthlings) + (BONUS if all(earthlings) else 0)
+
+
+def allowed_faces(rolled: Counts, set_aside: Counts) -> tuple[Face, ...]:
+    """Face types the player may take from a roll: rays always, an Earthling only once a turn."""
+    return tuple(
+        face for face in FACES[1:] if rolled[face] and (face is Face.RAY or not set_aside[face])
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """How the last finished turn went, kept for display."""
+
+    seat: int
+    set_aside: Counts
+    score: int
+    reason: TurnEnd
+
+
+@dataclass(frozen=True, slots=True)
+class RolloffRound:
+    """One round of the Death Ray roll-off: each contender and the rays rolled."""
+
+    seats: tuple[int, ...]
+    rays: tuple[int, ...]
+
+
+# --- state -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """One immutable position. Build with :func:`new_game`; advance with :meth:`apply`."""
+
+    variant: Variant
+    scores: tuple[int, ...]
+    turns: tuple[int, ...]
+    seat: int = 0
+    phase: Phase = Phase.ROLL
+    set_aside: Counts = NO_DICE
+    rolled: Counts | None = None
+    end_triggered: bool = False
+    last_turn: TurnResult | None = None
+    rolloff_seats: tuple[int, ...] = ()
+    rolloff_rays: tuple[int, ...] = ()
+    rolloff_history: tuple[RolloffRound, ...] = ()
+    winners: tuple[int, ...] = field(default=())
+
+    # -- protocol --
+
+    @property
+    def current_player(self) -> int:
+        if self.phase is Phase.OVER:
+            return TERMINAL
+        if self.phase in (Phase.ROLL, Phase.ROLLOFF):
+            return CHANCE
+        return self.seat
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def is_chance_node(self) -> bool:
+        return self.phase in (Phase.ROLL, Phase.ROLLOFF)
+
+    @property
+    def roller(self) -> int:
+        """The seat whose dice are rolled or who decides next (the roll-off contender too)."""
+        if self.phase is Phase.ROLLOFF:
+            return self.rolloff_seats[len(self.rolloff_rays)]
+        return self.seat
+
+    @property
+    def dice_left(self) -> int:
+        """Dice not set aside this turn (those on the table, during a choice)."""
+        return self.variant.dice - sum(self.set_aside)
+
+    @property
+    def dice_to_roll(self) -> int:
+        if self.phase is Phase.ROLLOFF:
+            return self.variant.rolloff_dice
+        return self.dice_left if self.phase is Phase.ROLL else 0
+
+    @property
+    def turn_score(self) -> int:
+        """What the turn would score if it ended now."""
+        return score_turn(self.set_aside)
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        if self.is_chance_node:
+            return tuple(roll for roll, _ in self.chance_outcomes())
+        if self.phase is Phase.CHOOSE:
+            assert self.rolled is not None
+            return tuple(Take(face) for face in allowed_faces(self.rolled, self.set_aside))
+        if self.phase is Phase.DECIDE:
+            return (STOP, CONTINUE)
+        return ()
+
+    def chance_outcomes(self) -> tuple[tuple[Roll, Fraction], ...]:
+        """Every distinct roll of the dice about to be rolled, with its exact probability."""
+        if not self.is_chance_node:
+            return ()
+        return _outcomes(self.dice_to_roll)
+
+    def sample_chance(self, rng: random.Random) -> Roll:
+        """Roll the dice about to be rolled, one by one, with the given generator."""
+        if not self.is_chance_node:
+            raise IllegalActionError(f"no dice to roll in phase {self.phase.value}")
+        return Roll(roll_dice(rng, self.dice_to_roll, DIE, len(FACES)))
+
+    def parse_action(self, text: str) -> Action:
+        """Read notation in context: face letters at a chance node, a decision otherwise."""
+        return Roll.parse(text) if self.is_chance_node else parse_decision(text)
+
+    def apply(self, action: Action) -> State:
+        """The state after ``action``; raises :class:`IllegalActionError` and changes nothing if
+        the action is not legal here."""
+        match self.phase, action:
+            case Phase.ROLL, Roll():
+                self._check_roll(action)
+                return self._after_roll(action.counts)
+            case Phase.ROLLOFF, Roll():
+                self._check_roll(action)
+                return self._after_rolloff(action[Face.RAY])
+            case Phase.CHOOSE, Take():
+                assert self.rolled is not None
+                if action.face not in allowed_faces(self.rolled, self.set_aside):
+                    raise self._illegal(action, self._why_not(action.face))
+                return self._after_take(action.face)
+            case Phase.DECIDE, Stop():
+                return self._end_turn(TurnEnd.STOPPED)
+            case Phase.DECIDE, Continue():
+                return replace(self, phase=Phase.ROLL)
+        raise self._illegal(action, f"it is not a move of the {self.phase.value} phase")
+
+    def returns(self) -> tuple[float, ...]:
+        """At the end: 1 shared among the winners, 0 to the rest; in a solo game, minus the
+        number of turns taken. Before the end: all zero."""
+        if not self.is_terminal:
+            return tuple(0.0 for _ in self.scores)
+        if self.variant.solo:
+            return (-float(self.turns[0]),)
+        share = 1.0 / len(self.winners)
+        return tuple(share if seat in self.winners else 0.0 for seat in range(len(self.scores)))
+
+    def placings(self) -> tuple[int, ...]:
+        """Final place of each seat: winners 1st, then by total, equal totals sharing a place."""
+        places = []
+        for seat, score in enumerate(self.scores):
+            if seat in self.winners:
+                places.append(1)
+            else:
+                better = sum(
+                    1
+                    for other, s in enumerate(self.scores)
+                    if other not in self.winners and s > score
+                )
+                places.append(1 + len(self.winners) + better)
+        return tuple(places)
+
+    # -- transitions --
+
+    def _check_roll(self, roll: Roll) -> None:
+        expected = self.dice_to_roll
+        if (
+            len(roll.counts) != len(FACES)
+            or any(c < 0 for c in roll.counts)
+            or roll.dice != expected
+        ):
+            raise self._illegal(roll, f"the roll must show exactly {expected} dice")
+
+    def _after_roll(self, rolled: Counts) -> State:
+        tanks = rolled[Face.TANK]
+        set_aside = _bump(self.set_aside, Face.TANK, tanks)
+        moved = replace(self, set_aside=set_aside, rolled=rolled, phase=Phase.CHOOSE)
+        if not allowed_faces(rolled, set_aside):
+            return replace(moved, rolled=None)._end_turn(TurnEnd.NO_CHOICE)
+        return moved
+
+    def _after_take(self, face: Face) -> State:
+        assert self.rolled is not None
+        taken = replace(self, set_aside=_bump(self.set_aside, face, self.rolled[face]), rolled=None)
+        if taken.dice_left == 0:
+            return taken._end_turn(TurnEnd.NO_DICE)
+        return replace(taken, phase=Phase.DECIDE)
+
+    def _end_turn(self, reason: TurnEnd) -> State:
+        score = score_turn(self.set_aside)
+        scores = _bump(self.scores, self.seat, score)
+        turns = _bump(self.turns, self.seat, 1)
+        result = TurnResult(self.seat, self.set_aside, score, reason)
+        fresh = replace(
+            self,
+            scores=scores,
+            turns=turns,
+            last_turn=result,
+            set_aside=NO_DICE,
+            rolled=None,
+            phase=Phase.ROLL,
+        )
+        reached = scores[self.seat] >= self.variant.target
+        if self.variant.solo:
+            return replace(fresh, phase=Phase.OVER, winners=(0,)) if reached else fresh
+        triggered = self.end_triggered or reached
+        if triggered and self.seat == self.variant.players - 1:
+            return fresh._finish()
+        return replace(fresh, seat=self.seat + 1, end_triggered=triggered)
+
+    def _finish(self) -> State:
+        best = max(self.scores)
+        tied = tuple(seat for seat, score in enumerate(self.scores) if score == best)
+        if len(tied) == 1:
+            return replace(self, phase=Phase.OVER, winners=tied, end_triggered=True)
+        return replace(
+            self, phase=Phase.ROLLOFF, rolloff_seats=tied, rolloff_rays=(), end_triggered=True
+        )
+
+    def _after_rolloff(self, rays: int) -> State:
+        rolled = (*self.rolloff_rays, rays)
+        if len(rolled) < len(self.rolloff_seats):
+            return replace(self, rolloff_rays=rolled)
+        history = (*self.rolloff_history, RolloffRound(self.rolloff_seats, rolled))
+        best = max(rolled)
+        top = tuple(s for s, r in zip(self.rolloff_seats, rolled, strict=True) if r == best)
+        if len(top) == 1 or self.variant.rolloff_mode is RolloffMode.SINGLE:
+            return replace(
+                self,
+                phase=Phase.OVER,
+                winners=top,
+                rolloff_seats=(),
+                rolloff_rays=(),
+                rolloff_history=history,
+            )
+        return replace(self, rolloff_seats=top, rolloff_rays=(), rolloff_history=history)
+
+    # -- errors --
+
+    def _why_not(self, face: Face) -> str:
+        assert self.rolled is not None
+        if face is Face.TANK:
+            return "tanks are set aside automatically"
+        if not self.rolled[face]:
+            return f"no {face.plural} were rolled"
+        return f"{face.plural} were already set aside this turn"
+
+    def _illegal(self, action: Action, reason: str) -> IllegalActionError:
+        if self.is_chance_node:
+            legal = f"a roll of {self.dice_to_roll} dice"
+        elif self.is_terminal:
+            legal = "nothing: the game is over"
+        else:
+            legal = ", ".join(a.text() for a in self.legal_actions())
+        return IllegalActionError(f"illegal action {action.text()!r}: {reason}; legal: {legal}")
+
+
+def new_game(variant: Variant | None = None) -> State:
+    """The opening state: seat 0 is about to roll every die."""
+    variant = variant or Variant()
+    zeros = (0,) * variant.players
+    return State(variant=variant, scores=zeros, turns=zeros)
+
+
+@cache
+def _outcomes(n: int) -> tuple[tuple[Roll, Fraction], ...]:
+    return tuple((Roll(counts), p) for counts, p in dice_outcomes(n, FACE_PROBABILITIES))
+
+
+def _bump(values: tuple[int, ...], index: int, by: int) -> tuple[int, ...]:
+    return (*values[:index], values[index] + by, *values[index + 1 :])
