@@ -1,9 +1,11 @@
-"""Martian Dice game records: variant tags, replay and a turn-per-line text layout.
+"""Martian Dice as the CLI, tournaments and records see it: setup, records, replay, commentary.
+
+This module is the game's entry in :mod:`marsdice.games` (see :class:`marsdice.games.GameModule`).
 
 >>> from marsdice.martian.rules import new_game, Variant
 >>> state = new_game(Variant(players=2, target=4))
 >>> moves = ["TTHHHHRRCCCKK", "humans", "roll", "TRRRCCK", "rays", "stop", "TTTTTTTTTTTTT"]
->>> record = make_record(("Ann", "Bob"), state.variant, moves)
+>>> record = make_record(("Ann", "Bob"), state, moves)
 >>> print(dumps(record))  # doctest: +NORMALIZE_WHITESPACE
 [Game "martian"]
 [Player1 "Ann"]
@@ -21,6 +23,7 @@ TTTTTTTTTTTTT ; Bob scores 0 (0 rays vs 13 tanks), total 0
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Final
@@ -32,6 +35,17 @@ from marsdice.martian.rules import EARTHLINGS, Face, Phase, RolloffMode, State, 
 GAME: Final = "martian"
 TITLE: Final = "Martian Dice"
 _VARIANT_TAGS: Final = ("Target", "Dice", "RolloffDice", "RolloffMode")
+
+
+def default_variant(players: int) -> Variant:
+    """The rulebook game for this many players."""
+    return Variant(players=players)
+
+
+def start(variant: Variant, rng: random.Random) -> State:
+    """The opening state; Martian Dice has no hidden setup, so ``rng`` is unused."""
+    del rng
+    return new_game(variant)
 
 
 def variant_tags(variant: Variant) -> tuple[tuple[str, str], ...]:
@@ -68,11 +82,12 @@ def replay(record: GameRecord) -> list[State]:
 
 def make_record(
     players: Sequence[str],
-    variant: Variant,
+    start: State,
     moves: Iterable[str],
     extra_tags: Sequence[tuple[str, str]] = (),
 ) -> GameRecord:
-    """A record of a game so far; the Result tag is filled in from a replay."""
+    """A record of a game so far from its opening state; the Result tag comes from a replay."""
+    variant = start.variant
     if len(players) != variant.players:
         raise RecordError(f"{variant.players} players in the variant but {len(players)} names")
     base = GameRecord(GAME, tuple(players), variant_tags(variant), tuple(moves))
