@@ -439,7 +439,7 @@ class State:
         triggered = self.end_triggered or reached
         if triggered and self.seat == self.variant.players - 1:
             return fresh._finish()
-        return replace(fresh, seat=self.seat + 1, end_triggered=triggered)
+        return replace(fresh, seat=(self.seat + 1) % self.variant.players, end_triggered=triggered)
 
     def _finish(self) -> State:
         best = max(self.scores)

@@ -1,0 +1,1 @@
+"""The ``marsdice`` command line: play, replay and (with the solvers) tournaments and analysis."""
