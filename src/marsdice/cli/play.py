@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         seats = parse_seats(game, specs, args.seed)
         variant = view.make_variant(args, len(seats))
     except (ValueError, ImportError, OSError) as error:
-        console.print(f"[red]error:[/] {error}")
+        Console(stderr=True, highlight=False).print(f"[red]error:[/] {error}")
         return 2
     delay = args.delay if args.delay is not None else (0.6 if console.is_terminal else 0.0)
     session = PlaySession(module, view, seats, console, delay=delay, hints=args.hint)

@@ -24,7 +24,9 @@ def run(args: argparse.Namespace) -> int:
         states = module.replay(record)
         view = game_view(module.GAME)
     except (OSError, UnicodeDecodeError, MarsDiceError) as error:
-        console.print(f"[red]error:[/] cannot replay {args.file}: {error}")
+        Console(stderr=True, highlight=False).print(
+            f"[red]error:[/] cannot replay {args.file}: {error}"
+        )
         return 2
     names = record.players
     console.print(f"[bold]{module.TITLE}[/]: {', '.join(names)}")

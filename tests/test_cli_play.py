@@ -1,0 +1,134 @@
+"""The terminal game end to end: bots only, a scripted human, abandoning, replay."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from marsdice.cli.main import main
+from marsdice.cli.play import PlaySession, Seat, game_view
+from marsdice.games import game_module, read_record
+from marsdice.martian import Variant
+
+
+def test_bots_play_a_seeded_game_and_save_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save = tmp_path / "game.mdr"
+    args = ["play", "-p", "random", "-p", "cautious:Zax", "--seed", "7", "--save", str(save)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Final scores" in out and "Zax" in out
+    module, record = read_record(save.read_text())
+    final = module.replay(record)[-1]
+    assert final.is_terminal and max(final.scores) >= 25
+    assert record.tag("Seed") == "7"
+    # the same seed plays the same game
+    again = tmp_path / "again.mdr"
+    assert main([*args[:-1], str(again)]) == 0
+    assert read_record(again.read_text())[1].moves == record.moves
+    # and replay prints it turn by turn with the same result
+    capsys.readouterr()
+    assert main(["replay", str(save)]) == 0
+    replayed = capsys.readouterr().out
+    assert "Zax's turn" in replayed and "Final scores" in replayed
+
+
+def test_scripted_human_with_an_invalid_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Cycling through every command always finds a legal one; the rest are re-prompted.
+    script = "zzz\nhelp\nr\nh\nc\nk\ns\n" * 400
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    save = tmp_path / "human.mdr"
+    code = main(
+        [
+            "play",
+            "-p",
+            "human:Ann",
+            "-p",
+            "cautious",
+            "--seed",
+            "3",
+            "--target",
+            "10",
+            "--save",
+            str(save),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "unknown command 'zzz'" in out
+    assert "Take one face type" in out or "Type s (stop" in out
+    assert "Final scores" in out
+    module, record = read_record(save.read_text())
+    assert record.players == ("Ann", "cautious-bot")
+    assert module.replay(record)[-1].is_terminal
+
+
+def test_end_of_input_abandons_cleanly_and_keeps_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("zzz\n"))
+    save = tmp_path / "partial.mdr"
+    code = main(["play", "-p", "human", "-p", "random", "--seed", "1", "--save", str(save)])
+    assert code == 130
+    assert "Game abandoned" in capsys.readouterr().out
+    module, record = read_record(save.read_text())
+    assert record.moves and not module.replay(record)[-1].is_terminal
+    assert "unfinished" in (record.tag("Result") or "")
+
+
+def test_ctrl_c_mid_game_is_clean(tmp_path: Path) -> None:
+    calls = []
+
+    def interrupt(prompt: str) -> str:
+        calls.append(prompt)
+        raise KeyboardInterrupt
+
+    console = Console(file=io.StringIO(), width=100)
+    session = PlaySession(
+        game_module("martian"),
+        game_view("martian"),
+        [Seat("Ann")],
+        console,
+        read_line=interrupt,
+    )
+    save = tmp_path / "solo.mdr"
+    assert session.play(Variant(players=1), random.Random(2), save=save) is False
+    assert calls and save.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "-p", "wizard"], "unknown player 'wizard'"),
+        (["play", "--target", "0"], "target must be at least 1"),
+        (["play", *["-p", "random"] * 11], "players must be 1-10"),
+    ],
+)
+def test_bad_options_get_a_clear_error(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_replay_of_a_missing_or_bad_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(tmp_path / "nope.mdr")]) == 2
+    bad = tmp_path / "bad.mdr"
+    bad.write_text('[Game "martian"]\n[Player1 "A"]\n[Player2 "B"]\n\nstop\n')
+    assert main(["replay", str(bad)]) == 2
+    out = capsys.readouterr().err
+    assert "cannot replay" in out and "move 1 ('stop')" in out
+
+
+def test_list_bots(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--list-bots"]) == 0
+    assert "cautious" in capsys.readouterr().out
