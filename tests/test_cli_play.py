@@ -118,6 +118,22 @@ def test_bad_options_get_a_clear_error(
     assert message in capsys.readouterr().err
 
 
+def test_save_never_overwrites_by_accident(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    existing = tmp_path / "old.mdr"
+    existing.write_text("precious")
+    assert main(["play", "-p", "random", "-p", "random", "--save", str(existing)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert existing.read_text() == "precious"
+    args = ["play", "-p", "random", "-p", "random", "--seed", "1", "--save", str(existing)]
+    assert main([*args, "--overwrite"]) == 0
+    assert existing.read_text().startswith('[Game "martian"]')
+    missing = tmp_path / "no-such-dir" / "g.mdr"
+    assert main(["play", "-p", "random", "-p", "random", "--save", str(missing)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
 def test_replay_of_a_missing_or_bad_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

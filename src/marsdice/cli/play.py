@@ -100,6 +100,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed the dice (and bots) for a reproducible game")
     parser.add_argument("--save", type=Path, metavar="FILE", help="write the game record here")
     parser.add_argument(
+        "--overwrite", action="store_true", help="let --save replace an existing file"
+    )
+    parser.add_argument(
         "--delay", type=float, help="seconds to pause after a computer move (default 0.6 on a TTY)"
     )
     parser.add_argument(
@@ -128,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         specs = args.player or ["human:You", f"{view.DEFAULT_OPPONENT}:Computer"]
         seats = parse_seats(game, specs, args.seed)
         variant = view.make_variant(args, len(seats))
+        if args.save is not None:
+            check_save_path(args.save, overwrite=args.overwrite)
     except (ValueError, ImportError, OSError) as error:
         Console(stderr=True, highlight=False).print(f"[red]error:[/] {error}")
         return 2
@@ -135,6 +140,14 @@ def run(args: argparse.Namespace) -> int:
     session = PlaySession(module, view, seats, console, delay=delay, hints=args.hint)
     finished = session.play(variant, random.Random(args.seed), save=args.save, seed=args.seed)
     return 0 if finished else 130
+
+
+def check_save_path(path: Path, *, overwrite: bool) -> None:
+    """Fail before the game starts rather than lose a record (or an old one) at its end."""
+    if path.exists() and not overwrite:
+        raise ValueError(f"{path} already exists: choose another file or add --overwrite")
+    if not path.parent.is_dir():
+        raise ValueError(f"cannot save to {path}: folder {path.parent} does not exist")
 
 
 class PlaySession:
