@@ -70,6 +70,11 @@ def make_variant(args: argparse.Namespace, players: int) -> Variant:
     )
 
 
+def acts(name: str, verb: str) -> str:
+    """``Zax rolls`` but ``You roll``."""
+    return f"{name} {verb[:-1] if name == 'You' else verb}"
+
+
 def count(n: int, face: Face) -> str:
     """``1 tank``, ``2 tanks``."""
     return f"{n} {face.plural if n != 1 else face.plural[:-1]}"
@@ -131,6 +136,7 @@ def render_board(console: Console, state: State, names: Sequence[str]) -> None:
         table_dice = (0, *state.rolled[1:])
         rolled.append_text(dice_text(table_dice))
         parts += [Text(""), rolled]
+    parts += [Text(""), Text(commands_line(state), style="dim")]
     title = f"{names[state.seat]} to play · target {state.variant.target}"
     if state.end_triggered:
         title += " · last round"
@@ -143,31 +149,31 @@ def render_step(
     """One line per move, telling what happened; a turn's end gets its score."""
     who = names[before.roller]
     if before.phase is Phase.ROLLOFF and isinstance(action, Roll):
-        line = Text(f"Roll-off: {who} rolls ")
+        line = Text(f"Roll-off: {acts(who, 'rolls')} ")
         line.append_text(dice_text(action.counts))
         line.append(f"→ {count(action[Face.RAY], Face.RAY)}", style="bold")
         console.print(line)
     elif isinstance(action, Roll):
         if before.set_aside == (0, 0, 0, 0, 0):
-            console.rule(f"[bold]{who}[/]'s turn")
-        line = Text(f"{who} rolls {action.dice}: ")
+            console.rule("[bold]Your[/] turn" if who == "You" else f"[bold]{who}[/]'s turn")
+        line = Text(f"{acts(who, 'rolls')} {action.dice}: ")
         line.append_text(dice_text(action.counts))
         if action[Face.TANK]:
             line.append(f"({count(action[Face.TANK], Face.TANK)} set aside)", style="red3")
         console.print(line)
     elif isinstance(action, Take):
         taken = before.rolled[action.face] if before.rolled else 0
-        console.print(f"{who} takes {count(taken, action.face)}.")
+        console.print(f"{acts(who, 'takes')} {count(taken, action.face)}.")
     elif isinstance(action, Continue):
-        console.print(f"{who} rolls again.")
+        console.print(f"{acts(who, 'rolls')} again.")
     elif isinstance(action, Stop):
-        console.print(f"{who} stops.")
+        console.print(f"{acts(who, 'stops')}.")
     if after.turns != before.turns and after.last_turn is not None:
         turn = after.last_turn
         reason = why(turn.set_aside, turn.reason.value)
         style = "bold green" if turn.score else "bold red"
         console.print(
-            f"[{style}]{names[turn.seat]} scores {turn.score}[/] ({reason}); "
+            f"[{style}]{acts(names[turn.seat], 'scores')} {turn.score}[/] ({reason}); "
             f"total {after.scores[turn.seat]}."
         )
         if after.end_triggered and not before.end_triggered:
@@ -204,6 +210,14 @@ def render_final(console: Console, state: State, names: Sequence[str]) -> None:
     winners = " and ".join(names[seat] for seat in state.winners)
     verb = "share the win" if len(state.winners) > 1 else "wins"
     console.print(f"[bold green]{winners} {verb}![/]")
+
+
+def commands_line(state: State) -> str:
+    """The moves open right now, with their one-letter forms."""
+    if state.phase is Phase.DECIDE:
+        return f"s stop and score {state.turn_score} · g roll the {state.dice_left} dice left"
+    takes = " · ".join(f"{a.text()[0]} {a.text()}" for a in state.legal_actions())
+    return f"take: {takes} · ? help"
 
 
 def help_text(state: State) -> str:
