@@ -14,11 +14,13 @@ from marsdice import __version__
 COMMANDS: Final = {
     "play": "marsdice.cli.play",
     "replay": "marsdice.cli.replay",
+    "tournament": "marsdice.cli.tournament",
 }
 
 _HELP: Final = {
     "play": "play a game in the terminal, against people or the computer",
     "replay": "print a recorded game turn by turn",
+    "tournament": "play bots against each other over many seeded games",
 }
 
 

@@ -1,0 +1,74 @@
+"""Tournaments: reproducible whatever the number of processes, seats rotate, clear errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from marsdice.cli.main import main
+from marsdice.tournament import run_tournament, wilson_interval
+
+
+def test_results_do_not_depend_on_jobs() -> None:
+    one = run_tournament("martian", ["cautious", "random"], games=12, seed=5, jobs=1)
+    two = run_tournament("martian", ["cautious", "random"], games=12, seed=5, jobs=2)
+    assert one == two
+    other = run_tournament("martian", ["cautious", "random"], games=12, seed=6, jobs=1)
+    assert other.results != one.results
+
+
+def test_seats_alternate_and_wins_add_up() -> None:
+    result = run_tournament("martian", ["cautious", "random", "random"], games=9, seed=1)
+    assert [r.seats[0] for r in result.results[:3]] == ["cautious", "random", "random"]
+    assert sum(r.seats.count("cautious") for r in result.results) == 9
+    by_name = {s.name: s for s in result.standings}
+    assert by_name["random"].games == 18
+    assert sum(s.wins for s in result.standings) == pytest.approx(9)
+    assert all(s.ci_low <= s.win_rate <= s.ci_high for s in result.standings)
+
+
+def test_cautious_beats_random() -> None:
+    result = run_tournament("martian", ["cautious", "random"], games=60, seed=2)
+    cautious = next(s for s in result.standings if s.name == "cautious")
+    assert cautious.ci_low > 0.5
+
+
+def test_wilson_interval_edges() -> None:
+    assert wilson_interval(0, 10)[0] == 0.0
+    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
+    low, high = wilson_interval(5, 10)
+    assert low < 0.5 < high
+
+
+@pytest.mark.parametrize(
+    ("lineup", "games", "message"),
+    [
+        (["cautious", "wizard"], 5, "unknown bot 'wizard'"),
+        (["cautious"], 5, "at least two seats"),
+        (["cautious", "random"], 0, "at least 1"),
+    ],
+)
+def test_bad_tournaments_are_refused(lineup: list[str], games: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        run_tournament("martian", lineup, games=games)
+
+
+def test_cli_writes_json_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
+    args = ["tournament", "cautious", "random", "-n", "6", "--seed", "3", "--quiet"]
+    assert main([*args, "--json", str(out_json), "--csv", str(out_csv)]) == 0
+    assert "Win rate" in capsys.readouterr().out
+    summary = json.loads(out_json.read_text())
+    assert summary["games"] == 6
+    assert len(summary["results"]) == 6
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 6
+    assert {rows[0]["seat1_bot"], rows[1]["seat1_bot"]} == {"cautious", "random"}
+
+
+def test_cli_error_is_clear(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "cautious", "nobody", "-n", "2", "--quiet"]) == 2
+    assert "unknown bot 'nobody'" in capsys.readouterr().err
