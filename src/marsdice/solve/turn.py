@@ -1,0 +1,171 @@
+"""The turn solver: the best way to play one turn for any utility of its final score.
+
+A *utility* gives a value to each final turn score ``0..max_score`` (for the expected score it
+is the score itself; for "score at least k" an indicator; the win-probability solver passes
+the chance of winning after adding that score). :func:`solve_turn` returns, for every turn
+position, the value of optimal play and the policy behind it, for one utility or a batch of
+them at once (the columns of a 2-D array), in one backward sweep over the turn graph of
+:mod:`marsdice.solve.model` by decreasing dice set aside. :func:`score_distribution` gives the
+exact distribution of the final score under a solved policy.
+
+>>> solution = expected_score_solution()
+>>> round(solution.turn_value(), 10)
+3.1103817468
+>>> round(float(score_distribution(solution)[0]), 4)  # P(the turn scores 0)
+0.2695
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from marsdice.solve.model import FloatArray, TurnModel, turn_model
+
+#: Continuing must beat stopping by more than this, so that exact ties (a turn that can no
+#: longer change its score) and rounding noise both stop.
+TIE = 1e-12
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSolution:
+    """Optimal values of a turn for one or more utilities (columns).
+
+    ``values[row]`` is the value of a row of the model (decide, choose or terminal row);
+    ``cont[node]`` the value of rolling on from a decide node. ``choices[n][i]`` (when solved
+    with ``policy=True``) is the best option per node and composition of choose group
+    ``model.choose_groups[n][i]``, for column 0.
+    """
+
+    model: TurnModel
+    utility: FloatArray  # (max_score + 1, columns)
+    values: FloatArray  # (rows, columns)
+    cont: FloatArray  # (nodes, columns)
+    choices: tuple[tuple[npt.NDArray[np.int8], ...], ...] | None = None
+
+    @property
+    def columns(self) -> int:
+        return int(self.utility.shape[1])
+
+    def turn_value(self, column: int = 0) -> float:
+        """Value of a whole turn (the first roll is compulsory)."""
+        return float(self.cont[self.model.start, column])
+
+    def stop_value(self, node: int, column: int = 0) -> float:
+        """Value of stopping at a decide node."""
+        return float(self.values[self.model.stop_rows[node], column])
+
+    def continue_value(self, node: int, column: int = 0) -> float:
+        return float(self.cont[node, column])
+
+    def row_value(self, row: int, column: int = 0) -> float:
+        """Value of a decide row (a node or a terminal) with optimal play from there."""
+        return float(self.values[row, column])
+
+    def continues(self, node: int, column: int = 0) -> bool:
+        """Whether optimal play rolls again at a decide node."""
+        return bool(self.cont[node, column] > self.stop_value(node, column) + TIE)
+
+
+def as_utility_matrix(utility: npt.ArrayLike, model: TurnModel) -> FloatArray:
+    """Check and shape a utility (vector or matrix of columns) over final scores."""
+    table = np.asarray(utility, dtype=np.float64)
+    if table.ndim == 1:
+        table = table[:, None]
+    if table.ndim != 2 or table.shape[0] != model.max_score + 1:
+        raise ValueError(
+            f"a utility gives one value per final score 0..{model.max_score}, got shape "
+            f"{np.shape(utility)}"
+        )
+    if not np.isfinite(table).all():
+        raise ValueError("utilities must be finite")
+    return table
+
+
+def solve_turn(utility: npt.ArrayLike, dice: int = 13, *, policy: bool = False) -> TurnSolution:
+    """Solve a turn for a utility of the final score (a vector), or for many at once (a matrix
+    with one column per utility). ``policy=True`` also records the best choices (column 0)
+    for :func:`score_distribution` and batch simulation.
+
+    >>> at_least_ten = [float(s >= 10) for s in range(17)]
+    >>> round(solve_turn(at_least_ten).turn_value(), 6)  # best chance to score 10+ in a turn
+    0.065226
+    """
+    model = turn_model(dice)
+    table = as_utility_matrix(utility, model)
+    values, cont, choices = _sweep(model, table, policy)
+    return TurnSolution(model, table, values, cont, choices)
+
+
+def _sweep(
+    model: TurnModel, table: FloatArray, policy: bool
+) -> tuple[FloatArray, FloatArray, tuple[tuple[npt.NDArray[np.int8], ...], ...] | None]:
+    """One backward pass: choose nodes with n dice need decide rows with fewer dice; decide
+    nodes with n dice need choose rows with at most n."""
+    size = model.node_count
+    values = np.empty((model.rows, table.shape[1]))
+    values[model.terminal : model.sentinel] = table
+    values[model.sentinel] = -np.inf
+    cont = np.empty((size, table.shape[1]))
+    choices: list[tuple[npt.NDArray[np.int8], ...]] = [()]
+    for n in range(1, model.dice + 1):
+        picked = []
+        for group in model.choose_groups[n]:
+            options = values[group.options]  # (nodes, compositions, options, columns)
+            if policy:
+                best_index = options[..., 0].argmax(axis=2)
+                picked.append(best_index.astype(np.int8))
+            best = options.max(axis=2)
+            values[size + group.nodes] = np.einsum("icu,c->iu", best, group.probabilities)
+        choices.append(tuple(picked))
+        roll = model.roll_groups[n]
+        rolled = np.einsum("itu,t->iu", values[roll.tank_rows], roll.tank_probabilities)
+        cont[roll.nodes] = rolled
+        values[roll.nodes] = np.maximum(values[roll.stop_rows], rolled)
+    return values, cont, (tuple(choices) if policy else None)
+
+
+@cache
+def expected_score_solution(dice: int = 13) -> TurnSolution:
+    """The policy maximising a turn's expected score (solved once per process)."""
+    model = turn_model(dice)
+    return solve_turn(np.arange(model.max_score + 1, dtype=np.float64), dice, policy=True)
+
+
+def score_distribution(solution: TurnSolution) -> FloatArray:
+    """Exact probability of each final score ``0..max_score`` when the turn is played by the
+    solution's policy (column 0): a forward pass of probability mass along the policy."""
+    if solution.choices is None:
+        raise ValueError("solve with policy=True to get the score distribution")
+    model = solution.model
+    size = model.node_count
+    mass = np.zeros(model.rows)  # roll mass on decide nodes, mass on choose rows, terminals
+    arriving = np.zeros(size)  # mass arriving at decide nodes (before stop / roll)
+    arriving_roll = np.zeros(size)
+    arriving_roll[model.start] = 1.0
+    stops = ~continue_flags(solution)
+    for n in range(model.dice, 0, -1):
+        roll = model.roll_groups[n]
+        here = roll.nodes
+        stopped = arriving[here] * stops[here]
+        np.add.at(mass, roll.stop_rows, stopped)
+        rolling = arriving[here] - stopped + arriving_roll[here]
+        np.add.at(mass, roll.tank_rows, rolling[:, None] * roll.tank_probabilities[None, :])
+        for group, picked in zip(model.choose_groups[n], solution.choices[n], strict=True):
+            incoming = mass[size + group.nodes]
+            targets = np.take_along_axis(group.options, picked[..., None], axis=2)[..., 0]
+            weights = incoming[:, None] * group.probabilities[None, :]
+            decided = targets < size
+            np.add.at(arriving, targets[decided], weights[decided])
+            np.add.at(mass, targets[~decided], weights[~decided])
+    return mass[model.terminal : model.sentinel].copy()
+
+
+def continue_flags(solution: TurnSolution, column: int = 0) -> npt.NDArray[np.bool_]:
+    """Per decide node: does optimal play roll again (ties stop)?"""
+    stop = solution.values[solution.model.stop_rows, column]
+    flags: npt.NDArray[np.bool_] = solution.cont[:, column] > stop + TIE
+    return flags
