@@ -522,6 +522,14 @@ class State:
         return tuple(sum(self.card(c).vp for c in cards) for cards in self.owned)
 
     @property
+    def turns(self) -> tuple[int, ...]:
+        """Turns each seat has finished (extra turns and passes included)."""
+        counts = [0] * self.variant.players
+        for result in self.log:
+            counts[result.seat] += 1
+        return tuple(counts)
+
+    @property
     def empty_stacks(self) -> int:
         return sum(1 for stack in self.stacks if not stack)
 
