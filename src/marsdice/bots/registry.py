@@ -28,6 +28,15 @@ BOTS: Final[dict[str, dict[str, tuple[str, Factory]]]] = {
             "heuristic: guards against tanks, banks points early",
             _lazy("marsdice.bots.martian_heuristic", "CautiousBot"),
         ),
+        "expected": (
+            "solver: the highest expected score each turn (3.11 points a turn)",
+            _lazy("marsdice.bots.martian_solver", "ExpectedScoreBot"),
+        ),
+        "winprob": (
+            "solver: the highest chance to win (exact for 2 players, approximate for 3+, "
+            "fewest turns solo)",
+            _lazy("marsdice.bots.martian_solver", "WinProbabilityBot"),
+        ),
     },
     "attacks": {
         "random": ("uniformly random legal moves", RandomBot),

@@ -1,0 +1,48 @@
+"""Martian Dice bots that play from the exact solvers (:mod:`marsdice.solve`).
+
+- :class:`ExpectedScoreBot` ("expected"): each turn, the policy with the highest expected
+  score (3.1103817468 points a turn); it ignores the scoreboard.
+- :class:`WinProbabilityBot` ("winprob"): the policy with the highest chance of winning the
+  game -- exact with two players, the documented approximation of
+  :mod:`marsdice.solve.multi` with three or more, and the fewest expected turns in the solo
+  challenge.
+
+Both decide from tables solved once and cached on disk; a decision then takes a few
+milliseconds (a turn solve for the current scoreboard, memoised for the rest of the turn).
+
+>>> from marsdice.martian import Roll, new_game
+>>> state = new_game().apply(Roll.parse("TTHHHHRRCCCKK"))
+>>> ExpectedScoreBot().choose(state).text()
+'humans'
+"""
+
+from __future__ import annotations
+
+from marsdice.martian import State
+from marsdice.solve.multi import Combine
+from marsdice.solve.policy import Decision, best_action
+
+
+class ExpectedScoreBot:
+    """Maximises each turn's expected score."""
+
+    name = "expected"
+
+    def __init__(self, seed: int | None = None) -> None:
+        del seed  # deterministic
+
+    def choose(self, state: State) -> Decision:
+        return best_action(state, "expected")
+
+
+class WinProbabilityBot:
+    """Maximises the chance of winning (see the module docstring for 3+ players and solo)."""
+
+    name = "winprob"
+
+    def __init__(self, seed: int | None = None, combine: Combine = "min") -> None:
+        del seed  # deterministic
+        self.combine: Combine = combine
+
+    def choose(self, state: State) -> Decision:
+        return best_action(state, "winprob", self.combine)

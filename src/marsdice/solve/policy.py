@@ -1,0 +1,184 @@
+"""Decisions and analysis for engine states, derived on the fly from the solved tables.
+
+At a decision the mover's *turn utility* (a value per final turn score) is read from the
+tables, the turn is solved for it (about 2 ms, then memoised for the rest of the turn and for
+every later turn with the same utility), and each legal action is valued by the row of the
+turn graph it leads to.
+
+Modes:
+
+- ``"expected"``: maximise the turn's expected score (utility = score);
+- ``"winprob"``: maximise the chance of winning the game: exact for two players
+  (:mod:`marsdice.solve.winprob`), the approximation of :mod:`marsdice.solve.multi` for
+  three or more, and for the solo challenge the least expected number of turns
+  (:mod:`marsdice.solve.solo`).
+
+The analysis API (for ``marsdice analyze`` and the hint line):
+
+- :func:`analyze` ``(state) -> list[ChoiceAnalysis]``: every legal action at a decision with
+  its expected turn score (playing for score afterwards), win probability (playing to win
+  afterwards; ``None`` solo) and, solo, the expected number of turns to finish;
+- :func:`best_action` ``(state, mode) -> action``: what the solver bots play;
+- :func:`turn_utility` ``(state, mode) -> array``: the utility the mover's turn is solved for.
+
+>>> from marsdice.martian import Roll, Variant, new_game
+>>> state = new_game(Variant(players=2)).apply(Roll.parse("TTHHHHRRCCCKK"))
+>>> solution = expected_score_solution()
+>>> [(action.text(), round(value, 3)) for action, value in action_values(state, solution)]
+[('rays', 2.213), ('humans', 3.067), ('cows', 2.779), ('chickens', 2.418)]
+>>> best_action(state, "expected")
+Take(face=<Face.HUMAN: 2>)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import numpy as np
+
+from marsdice.martian.rules import (
+    CONTINUE,
+    STOP,
+    Continue,
+    Face,
+    Phase,
+    State,
+    Stop,
+    Take,
+    score_turn,
+)
+from marsdice.solve.model import FloatArray, TurnModel, node_of_counts, turn_model
+from marsdice.solve.multi import Combine, turn_utility_multi
+from marsdice.solve.solo import solo_table
+from marsdice.solve.turn import TIE, TurnSolution, expected_score_solution, solve_turn
+from marsdice.solve.winprob import winprob_table
+
+Mode = Literal["expected", "winprob"]
+Decision = Take | Stop | Continue
+
+#: Turn solutions kept per process (about 25 KB each).
+CACHE_SIZE: Final = 2048
+
+__all__ = [
+    "ChoiceAnalysis",
+    "Mode",
+    "action_values",
+    "analyze",
+    "best_action",
+    "solution_for",
+    "turn_utility",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceAnalysis:
+    """One legal action at a decision and what it is worth.
+
+    ``expected_score``: the turn's expected final score if this action is taken and the rest
+    of the turn is played to maximise it. ``win_probability``: the chance to win the game if
+    this action is taken and play goes on optimally (two players exact, more players the
+    approximation; ``None`` in the solo challenge). ``expected_turns``: solo only, the expected
+    number of turns to reach the target counting this one.
+    """
+
+    action: Decision
+    expected_score: float
+    win_probability: float | None
+    expected_turns: float | None = None
+
+
+def turn_utility(state: State, mode: Mode = "winprob", combine: Combine = "min") -> FloatArray:
+    """The utility of each final score of the current turn for the player to move."""
+    variant = state.variant
+    model = turn_model(variant.dice)
+    if mode == "expected":
+        return np.arange(model.max_score + 1, dtype=np.float64)
+    if variant.solo:
+        return solo_table(variant.target, variant.dice).after_turn(state.scores[0])
+    table = winprob_table(variant.target, variant.dice)
+    return turn_utility_multi(table, state.scores, state.seat, state.end_triggered, combine)
+
+
+_solutions: OrderedDict[tuple[int, bytes], TurnSolution] = OrderedDict()
+
+
+def solution_for(utility: FloatArray, dice: int = 13) -> TurnSolution:
+    """The turn solved for a utility, memoised (least recently used first out)."""
+    key = (dice, np.ascontiguousarray(utility, dtype=np.float64).tobytes())
+    found = _solutions.get(key)
+    if found is not None:
+        _solutions.move_to_end(key)
+        return found
+    solution = solve_turn(utility, dice)
+    _solutions[key] = solution
+    if len(_solutions) > CACHE_SIZE:
+        _solutions.popitem(last=False)
+    return solution
+
+
+def _solution(state: State, mode: Mode, combine: Combine = "min") -> TurnSolution:
+    if mode == "expected":
+        return expected_score_solution(state.variant.dice)
+    return solution_for(turn_utility(state, mode, combine), state.variant.dice)
+
+
+def action_values(state: State, solution: TurnSolution) -> list[tuple[Decision, float]]:
+    """Each legal action at a decision with its value under the solution's utility."""
+    model = solution.model
+    n, m, d, e = node_of_counts(state.set_aside, model.dice)
+    if state.phase is Phase.CHOOSE:
+        rolled = state.rolled
+        assert rolled is not None
+        values: list[tuple[Decision, float]] = []
+        for action in state.legal_actions():
+            assert isinstance(action, Take)
+            count = rolled[action.face]
+            if action.face is Face.RAY:
+                row = model.decide_row(n - count, m, d + count, e)
+            else:
+                row = model.decide_row(n - count, m + 1, d, e + count)
+            values.append((action, solution.row_value(row)))
+        return values
+    if state.phase is Phase.DECIDE:
+        stop = float(solution.utility[score_turn(state.set_aside), 0])
+        go = _continue_value(model, solution, n, m, d, e)
+        return [(STOP, stop), (CONTINUE, go)]
+    raise ValueError(f"no decision to make in phase {state.phase.value}")
+
+
+def _continue_value(
+    model: TurnModel, solution: TurnSolution, n: int, m: int, d: int, e: int
+) -> float:
+    if d < -n:  # tanks already won: the turn scores 0 whatever happens
+        return float(solution.utility[0, 0])
+    return solution.continue_value(model.node_id(n, m, d, e))
+
+
+def best_action(state: State, mode: Mode = "winprob", combine: Combine = "min") -> Decision:
+    """The action optimal play takes (ties: the earlier legal action; stop over roll)."""
+    values = action_values(state, _solution(state, mode, combine))
+    if state.phase is Phase.DECIDE:
+        (_, stop), (_, go) = values
+        return CONTINUE if go > stop + TIE else STOP
+    best, best_value = values[0]
+    for action, value in values[1:]:
+        if value > best_value + TIE:
+            best, best_value = action, value
+    return best
+
+
+def analyze(state: State) -> list[ChoiceAnalysis]:
+    """Every legal action at the current decision with its expected turn score and win
+    probability (see :class:`ChoiceAnalysis`)."""
+    scores = action_values(state, _solution(state, "expected"))
+    playing = action_values(state, _solution(state, "winprob"))
+    result = []
+    for (action, score), (_, value) in zip(scores, playing, strict=True):
+        if state.variant.solo:
+            turns = 1.0 - value + state.turns[0]
+            result.append(ChoiceAnalysis(action, score, None, turns))
+        else:
+            result.append(ChoiceAnalysis(action, score, value))
+    return result
