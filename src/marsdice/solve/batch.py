@@ -269,6 +269,14 @@ def two_player_policies(target: int = 25, dice: int = 13) -> TwoPlayerPolicies:
     return TwoPlayerPolicies(table, merged)
 
 
+@cache
+def solo_policies(target: int = 25, dice: int = 13) -> PolicyTables:
+    """The solo challenge's fewest-turns policy, one column per total below the target."""
+    table = solo_table(target, dice)
+    utilities = np.stack([table.after_turn(total) for total in range(target)], axis=1)
+    return policy_tables(solve_turn(utilities, dice))
+
+
 def _with_self_loop(table: WinTable, me: IntArray, opp: IntArray, seat: int) -> FloatArray:
     utility = turn_utilities(table, me, opp, seat)
     other = table.second if seat == 0 else table.first
@@ -305,12 +313,9 @@ def simulate_games(
     shares. Two players use the exact tables; three or more, the approximation (turns solved
     on the fly for each distinct scoreboard); one player plays the solo challenge."""
     players = len(lineup)
-    if players == 2:
-        two = two_player_policies(target, dice)
-        tables = two.tables
-    else:
-        two = None
-        tables = expected_policy(dice)
+    two = two_player_policies(target, dice) if players == 2 else None
+    tables = two.tables if two is not None else expected_policy(dice)
+    solo = solo_policies(target, dice) if players == 1 and lineup[0] == "winprob" else None
     scores = np.zeros((games, players), dtype=np.int64)
     triggered = np.zeros(games, dtype=bool)
     rounds = np.zeros(games, dtype=np.int64)
@@ -328,6 +333,8 @@ def simulate_games(
                 else:
                     cols = np.full(len(live), two.expected_column)
                 turn = simulate_turns(tables, len(live), rng, cols)
+            elif solo is not None:
+                turn = simulate_turns(solo, len(live), rng, me)
             elif lineup[seat] == "winprob":
                 turn = _turns_on_the_fly(
                     scores[live], seat, triggered[live], target, dice, rng, combine
@@ -360,18 +367,14 @@ def _turns_on_the_fly(
     combine: Combine,
 ) -> IntArray:
     """Turns of a win-probability player whose utility depends on the whole scoreboard."""
-    if board.shape[1] == 1:
-        table = solo_table(target, dice)
-        utilities = np.stack([table.after_turn(int(s)) for s in board[:, 0]], axis=1)
-    else:
-        win = winprob_table(target, dice)
-        utilities = np.stack(
-            [
-                turn_utility_multi(win, tuple(int(s) for s in row), seat, bool(t), combine)
-                for row, t in zip(board, triggered, strict=True)
-            ],
-            axis=1,
-        )
+    win = winprob_table(target, dice)
+    utilities = np.stack(
+        [
+            turn_utility_multi(win, tuple(int(s) for s in row), seat, bool(t), combine)
+            for row, t in zip(board, triggered, strict=True)
+        ],
+        axis=1,
+    )
     unique, columns = np.unique(utilities, axis=1, return_inverse=True)
     turns = np.empty(len(board), dtype=np.int64)
     order = np.argsort(columns, kind="stable")
