@@ -40,6 +40,14 @@ BOTS: Final[dict[str, dict[str, tuple[str, Factory]]]] = {
     },
     "attacks": {
         "random": ("uniformly random legal moves", RandomBot),
+        "heuristic": (
+            "rules of thumb: rich likely targets, stops three nukes short of the limit",
+            _lazy("marsdice.bots.attacks_heuristic", "HeuristicBot"),
+        ),
+        "planner": (
+            "exact turn solver: maximises expected VP, values progress left on cards",
+            _lazy("marsdice.bots.attacks_planner", "PlannerBot"),
+        ),
     },
 }
 

@@ -1,0 +1,469 @@
+"""An exact solver for one Mars Attacks turn: the best play against given values for its ends.
+
+A turn is a small Markov decision process: the dice are (heads showing, ray guns, nukes),
+always ten in all, and a turn ends in a capture, a bombing or a stop. Given what each end is
+worth to the player (a :class:`Problem`: per face-up card, the value of capturing it and of
+ending with so many dice of its symbol on its track; the value of a bombing), the solver finds
+the play that maximises the expected value, with every decision of the rules: the target,
+stop or reroll (all heads or, under the subset rule, how many), switching cities between
+rolls, Seattle's die, Toronto's reroll, Denver's restart. It also reports, under that play,
+the probability of capture and of being bombed and the expected progress.
+
+The values are the caller's business (see :mod:`marsdice.bots.attacks_planner`); with a value
+of 1 for a capture and 0 for everything else the solver gives the best chance to capture.
+
+>>> from marsdice.attacks.cards import Symbol
+>>> p = capture_probability(Symbol.RAY, need=6, limit=6)  # P(Binomial(10, 1/2) >= 6)
+>>> round(p * 1024, 6)
+386.0
+>>> round(capture_probability(Symbol.HEAD, need=4, limit=6), 3)  # a monument: one roll
+0.437
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cache, lru_cache
+from typing import Final
+
+from marsdice.attacks.cards import Symbol
+from marsdice.attacks.rules import DICE, FACE_PROBABILITIES, Face
+from marsdice.core.dice import dice_outcomes
+
+Vec = tuple[float, float, float, float]  # value, P(capture), P(bombed), expected progress
+_EPS: Final = 1e-12
+_FACES: Final = (Face.HEAD, Face.RAY, Face.NUKE)
+_STOP: Final = None
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    """One face-up card that can be targeted, as the solver sees it.
+
+    ``need``: dice of ``symbol`` still needed (the requirement less the player's token);
+    ``capture``: the value of taking the card; ``place[d]``: the value of ending the turn
+    with ``d`` (< ``need``) dice of its symbol counted for it (the token moves up ``d``).
+    """
+
+    card: int
+    symbol: Symbol
+    need: int
+    city: bool
+    capture: float
+    place: tuple[float, ...]
+    detroit: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Everything one turn's best play depends on."""
+
+    goals: tuple[Goal, ...]
+    limit: int
+    last_roll: bool = True  # bombed: only the last roll is lost (else the whole turn)
+    subset: bool = False  # any number of heads may be rerolled (else all)
+    bomb: float = 0.0  # the value added to any bombing (Las Vegas's track)
+    toronto: bool = False
+    seattle: bool = False
+    denver: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """What a line of play is worth, under the best play from there."""
+
+    value: float
+    capture: float
+    bombed: float
+    progress: float
+
+    @classmethod
+    def of(cls, vec: Vec) -> Estimate:
+        return cls(*vec)
+
+
+#: a decision at a reroll point: ``None`` to stop, else (heads to reroll, goal index)
+Choice = tuple[int, int] | None
+#: the chance that k rerolled dice all show heads again
+_ALL_HEADS: Final = tuple(3.0**-k for k in range(DICE + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    """A solved reroll point: the best play, and the best way to go on (for Detroit)."""
+
+    best: Vec
+    choice: Choice
+    go: Vec | None
+    go_choice: Choice
+
+
+class TurnSolver:
+    """Memoised best play for one :class:`Problem`; build through :func:`solver_for`."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.goals = problem.goals
+        self.limit = problem.limit
+        self._clusters: dict[tuple[int, int, int, bool], dict[int, _Node]] = {}
+        self._post: dict[tuple[object, ...], Vec] = {}
+        self._judged: dict[tuple[object, ...], Vec] = {}
+        self._roll: dict[tuple[object, ...], Vec] = {}
+        self._restart: Vec | None = None
+
+    # -- the public questions --
+
+    def first_roll(self, goal: int, seattle: Face | None = None) -> Estimate:
+        """The turn's worth when ``goal`` is declared (and Seattle's die set to ``seattle``)."""
+        return Estimate.of(self._first(goal, seattle))
+
+    def best_seattle(self, goal: int) -> Face | None:
+        """Seattle's best face for this target (``None``: do not use it)."""
+        if not self.problem.seattle:
+            return None
+        options: list[Face | None] = [None, *Face]
+        return max(options, key=lambda face: self._first(goal, face)[0] - _tiny(face))
+
+    def target_value(self, goal: int) -> Estimate:
+        """The turn's worth with ``goal`` declared and Seattle used at best."""
+        return Estimate.of(self._first(goal, self.best_seattle(goal)))
+
+    def best_goal(self) -> int:
+        return max(range(len(self.goals)), key=lambda g: self.target_value(g).value)
+
+    def toronto_choice(
+        self, dice: Sequence[int], goal: int, fallback: tuple[float, int], first: bool
+    ) -> Face | None:
+        """Which die Toronto should reroll after this roll (``None``: pass)."""
+        h, r, n = dice
+        best = self._judge(h, r, n, goal, fallback, True, first)[0]
+        choice: Face | None = None
+        for face in _FACES:
+            if dice[face]:
+                value = self._toronto(h, r, n, face, goal, fallback, first)[0]
+                if value > best + _EPS:
+                    best, choice = value, face
+        return choice
+
+    def decide(
+        self, dice: Sequence[int], goal: int, fallback: tuple[float, int], toronto: bool
+    ) -> Choice:
+        """Stop (``None``) or reroll ``k`` heads against goal ``g``: ``(k, g)``."""
+        return self._decision(dice, goal, fallback, toronto)[1]
+
+    def decide_value(
+        self, dice: Sequence[int], goal: int, fallback: tuple[float, int], toronto: bool
+    ) -> Estimate:
+        return Estimate.of(self._decision(dice, goal, fallback, toronto)[0])
+
+    def restart_value(self) -> Estimate:
+        """Denver: the worth of starting the turn again (with Denver spent)."""
+        return Estimate.of(self._restart_vec())
+
+    def bombed_value(self, fallback: tuple[float, int]) -> Estimate:
+        return Estimate.of(self._bombed(fallback))
+
+    # -- the recursion --
+
+    def _first(self, goal: int, seattle: Face | None) -> Vec:
+        fixed = [0, 0, 0]
+        rolled = DICE
+        if seattle is not None:
+            fixed[seattle] += 1
+            rolled -= 1
+        total: Vec = (0.0, 0.0, 0.0, 0.0)
+        for (a, b, c), p in _outcomes(rolled):
+            vec = self._post_node(
+                a + fixed[0], b + fixed[1], c + fixed[2], goal, (0.0, 0), self.problem.toronto, True
+            )
+            total = _add(total, vec, p)
+        return total
+
+    def _bombed(self, fallback: tuple[float, int]) -> Vec:
+        if self.problem.last_roll:
+            gain, progress = fallback
+            return (self.problem.bomb + gain, 0.0, 1.0, float(progress))
+        return (self.problem.bomb, 0.0, 1.0, 0.0)
+
+    def _stop(self, h: int, r: int, n: int, goal: int, fallback: tuple[float, int]) -> Vec:
+        g = self.goals[goal]
+        if g.detroit:
+            return self._bombed(fallback)
+        d = _count(g.symbol, h, r, n)
+        return (g.place[d], 0.0, 0.0, float(d))
+
+    def _judge(
+        self,
+        h: int,
+        r: int,
+        n: int,
+        goal: int,
+        fallback: tuple[float, int],
+        toronto: bool,
+        first: bool,
+    ) -> Vec:
+        """A roll judged: bombed, captured, a decision, or the attack ends."""
+        g = self.goals[goal]
+        bombs = g.symbol is not Symbol.NUKE and n >= self.limit
+        key = (h, r, n, goal, fallback if bombs or g.detroit else None, toronto, first)
+        cached = self._judged.get(key)
+        if cached is None:
+            cached = self._judged[key] = self._judge_now(h, r, n, goal, fallback, toronto, first)
+        return cached
+
+    def _judge_now(
+        self,
+        h: int,
+        r: int,
+        n: int,
+        goal: int,
+        fallback: tuple[float, int],
+        toronto: bool,
+        first: bool,
+    ) -> Vec:
+        g = self.goals[goal]
+        if g.symbol is not Symbol.NUKE and n >= self.limit:
+            bombed = self._bombed(fallback)
+            if first and self.problem.denver:
+                restart = self._restart_vec()
+                return restart if restart[0] > bombed[0] else bombed
+            return bombed
+        if _count(g.symbol, h, r, n) >= g.need:
+            return (g.capture, 1.0, 0.0, 0.0)
+        if g.city and h > 0:
+            return self._decide_node(h, r, n, goal, fallback, toronto)
+        return self._stop(h, r, n, goal, fallback)
+
+    def _post_node(
+        self,
+        h: int,
+        r: int,
+        n: int,
+        goal: int,
+        fallback: tuple[float, int],
+        toronto: bool,
+        first: bool,
+    ) -> Vec:
+        """Just rolled: Toronto may reroll one die, then the roll is judged."""
+        g = self.goals[goal]
+        # the fallback only matters where a bombing (or a failed Detroit) can follow
+        needs_fallback = g.detroit or n >= self.limit - (1 if toronto else 0)
+        key = (h, r, n, goal, fallback if needs_fallback else None, toronto, first)
+        cached = self._post.get(key)
+        if cached is not None:
+            return cached
+        best = self._judge(h, r, n, goal, fallback, toronto, first)
+        if toronto:
+            for face in _FACES:
+                if (h, r, n)[face]:
+                    vec = self._toronto(h, r, n, face, goal, fallback, first)
+                    if vec[0] > best[0] + _EPS:
+                        best = vec
+        self._post[key] = best
+        return best
+
+    def _toronto(
+        self,
+        h: int,
+        r: int,
+        n: int,
+        face: Face,
+        goal: int,
+        fallback: tuple[float, int],
+        first: bool,
+    ) -> Vec:
+        dice = [h, r, n]
+        dice[face] -= 1
+        total: Vec = (0.0, 0.0, 0.0, 0.0)
+        for new in _FACES:
+            after = list(dice)
+            after[new] += 1
+            vec = self._judge(after[0], after[1], after[2], goal, fallback, False, first)
+            total = _add(total, vec, 1 / 3)
+        return total
+
+    def _decision(
+        self, dice: Sequence[int], goal: int, fallback: tuple[float, int], toronto: bool
+    ) -> tuple[Vec, Choice]:
+        """At a reroll point with the actual fallback (it matters for stopping on Detroit)."""
+        h, r, n = dice
+        node = self._cluster(h, r, n, toronto)[goal]
+        if not self.goals[goal].detroit:
+            return node.best, node.choice
+        stop = self._bombed(fallback)
+        if node.go is not None and node.go_choice is not None and node.go[0] > stop[0] + _EPS:
+            return node.go, node.go_choice
+        return stop, _STOP
+
+    def _decide_node(
+        self, h: int, r: int, n: int, goal: int, fallback: tuple[float, int], toronto: bool
+    ) -> Vec:
+        return self._decision((h, r, n), goal, fallback, toronto)[0]
+
+    def _cluster(self, h: int, r: int, n: int, toronto: bool) -> dict[int, _Node]:
+        """Every reroll point with these dice, one per city goal, solved together.
+
+        Rerolled heads that all show heads again bring the dice back unchanged, with the
+        target the reroll chose: these points form a cycle, solved by value iteration (each
+        step shrinks the error by at least 3, the chance of all heads).
+        """
+        key = (h, r, n, toronto)
+        cached = self._clusters.get(key)
+        if cached is not None:
+            return cached
+        targets = [g for g, goal in enumerate(self.goals) if goal.city]
+        # the points that can be reached: neither bombed nor captured with these dice
+        cities = [g for g in targets if self._loops(h, r, n, g)]
+        counts = range(h, 0, -1) if self.problem.subset else (h,)
+        stops = {g: self._stop(h, r, n, g, (0.0, 0)) for g in cities}
+        # per (point, option): the chance of coming back, what the other outcomes give, and
+        # what coming back gives apart from the cycle (a fixed value, or None: the point's)
+        options: dict[int, list[tuple[int, int, float, Vec, Vec | None]]] = {}
+        for g in cities:
+            goal = self.goals[g]
+            d = _count(goal.symbol, h, r, n)
+            snapshot = (0.0, 0) if goal.detroit else (goal.place[d], d)
+            rows = []
+            for other in (g, *(c for c in targets if c != g)):
+                back = self._back(h, r, n, other, snapshot, toronto)
+                for k in counts:
+                    rest = self._reroll_rest(h, r, n, k, other, snapshot, toronto)
+                    rows.append((k, other, _ALL_HEADS[k], rest, back))
+            options[g] = rows
+        values: dict[int, Vec] = dict(stops)
+        nodes: dict[int, _Node] = {}
+        for _ in range(200):
+            nodes = {}
+            for g in cities:
+                best, choice = stops[g], _STOP
+                go: Vec | None = None
+                go_choice: Choice = None
+                for k, other, p_back, rest, back in options[g]:
+                    again = values[other] if back is None else back
+                    if back is not None and self._loops(h, r, n, other):
+                        again = back if back[0] >= values[other][0] else values[other]
+                    vec = _add(rest, again, p_back)
+                    if go is None or vec[0] > go[0] + _EPS:
+                        go, go_choice = vec, (k, other)
+                    if vec[0] > best[0] + _EPS:
+                        best, choice = vec, (k, other)
+                nodes[g] = _Node(best, choice, go, go_choice)
+            change = max(
+                max(abs(a - b) for a, b in zip(nodes[g].best, values[g], strict=True))
+                for g in cities
+            )
+            values = {g: nodes[g].best for g in cities}
+            if change < 1e-13:
+                break
+        self._clusters[key] = nodes
+        return nodes
+
+    def _loops(self, h: int, r: int, n: int, goal: int) -> bool:
+        """Whether coming back to these dice with ``goal`` leads to its reroll point again."""
+        g = self.goals[goal]
+        bombed = g.symbol is not Symbol.NUKE and n >= self.limit
+        return not bombed and _count(g.symbol, h, r, n) < g.need
+
+    def _back(
+        self, h: int, r: int, n: int, goal: int, fallback: tuple[float, int], toronto: bool
+    ) -> Vec | None:
+        """Coming back to the same dice against ``goal``: the value that does not go through
+        the cycle (a bombing, a capture, Toronto's reroll), or None if only the cycle."""
+        g = self.goals[goal]
+        fixed: Vec | None = None
+        if g.symbol is not Symbol.NUKE and n >= self.limit:
+            fixed = self._bombed(fallback)
+        elif _count(g.symbol, h, r, n) >= g.need:
+            fixed = (g.capture, 1.0, 0.0, 0.0)
+        if toronto:
+            for face in _FACES:
+                if (h, r, n)[face]:
+                    vec = self._toronto(h, r, n, face, goal, fallback, False)
+                    if fixed is None or vec[0] > fixed[0] + _EPS:
+                        fixed = vec
+        return fixed
+
+    def _reroll_rest(
+        self,
+        h: int,
+        r: int,
+        n: int,
+        k: int,
+        goal: int,
+        fallback: tuple[float, int],
+        toronto: bool,
+    ) -> Vec:
+        """Rerolling ``k`` heads, the outcomes other than all heads again."""
+        key = (h, r, n, k, goal, fallback, toronto)
+        cached = self._roll.get(key)
+        if cached is not None:
+            return cached
+        total: Vec = (0.0, 0.0, 0.0, 0.0)
+        kept = h - k
+        for (a, b, c), p in _outcomes(k):
+            if a == k:
+                continue
+            vec = self._post_node(kept + a, r + b, n + c, goal, fallback, toronto, False)
+            total = _add(total, vec, p)
+        self._roll[key] = total
+        return total
+
+    def _restart_vec(self) -> Vec:
+        if self._restart is None:
+            again = solver_for(replace(self.problem, denver=False))
+            goal = again.best_goal()
+            self._restart = again._first(goal, again.best_seattle(goal))
+        return self._restart
+
+
+@lru_cache(maxsize=512)
+def solver_for(problem: Problem) -> TurnSolver:
+    """A shared solver per problem, so the decisions of one turn reuse one solution."""
+    return TurnSolver(problem)
+
+
+@cache
+def capture_probability(
+    symbol: Symbol, need: int, limit: int, last_roll: bool = True, subset: bool = False
+) -> float:
+    """The best chance to capture a card of this symbol in one turn from scratch, needing
+    ``need`` dice of its symbol (no abilities, no switching)."""
+    if need <= 0:
+        return 1.0
+    goal = Goal(-1, symbol, need, symbol is not Symbol.HEAD, 1.0, (0.0,) * need)
+    problem = Problem((goal,), limit, last_roll, subset)
+    return TurnSolver(problem).first_roll(0).capture
+
+
+@cache
+def _outcomes(n: int) -> tuple[tuple[tuple[int, int, int], float], ...]:
+    return tuple(
+        ((c[0], c[1], c[2]), float(p))
+        for c, p in dice_outcomes(n, tuple(Fraction(w) for w in FACE_PROBABILITIES))
+    )
+
+
+def _count(symbol: Symbol, h: int, r: int, n: int) -> int:
+    if symbol is Symbol.RAY:
+        return r
+    if symbol is Symbol.NUKE:
+        return n
+    if symbol is Symbol.HEAD:
+        return h
+    return 0
+
+
+def _add(total: Vec, vec: Vec, p: float) -> Vec:
+    return (
+        total[0] + p * vec[0],
+        total[1] + p * vec[1],
+        total[2] + p * vec[2],
+        total[3] + p * vec[3],
+    )
+
+
+def _tiny(face: Face | None) -> float:
+    """Break exact ties towards not using Seattle, then towards the lower face."""
+    return 0.0 if face is None else 1e-12 * (1 + face)

@@ -1,0 +1,102 @@
+"""A Mars Attacks player of rules of thumb, no look-ahead: a fair opponent for people.
+
+Target: the face-up card with the most VP times a rough chance to take it this turn (the
+binomial chance that the dice, all pushed to the end, show enough of its symbol; halved when
+the nuke limit is tight). Rerolling: keep going while the nukes are at least three short of
+the limit (two with few heads left). Switch to another city when the ray guns already locked
+would take it. Abilities: Seattle sets the target's symbol, Toronto rerolls a nuke that bombs
+(or a die that leaves a monument one short), Denver always restarts, Boston steps the token on
+the richest card, Memphis picks the first stack.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from marsdice.attacks.cards import Symbol
+from marsdice.attacks.rules import (
+    PASS,
+    RESTART,
+    STOP,
+    Action,
+    BostonMove,
+    Face,
+    Phase,
+    Reroll,
+    SeattleSet,
+    State,
+    Target,
+    TorontoReroll,
+)
+
+_FACE_OF = {Symbol.RAY: Face.RAY, Symbol.HEAD: Face.HEAD, Symbol.NUKE: Face.NUKE}
+
+
+class HeuristicBot:
+    """Rules of thumb (see the module)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        del seed  # deterministic
+
+    def choose(self, state: State) -> Action:
+        legal = state.legal_actions()
+        phase = state.phase
+        if phase is Phase.TARGET:
+            best = max(state.targets(), key=lambda card: self._appeal(state, card))
+            return Target(state.card(best).slug)
+        if phase is Phase.BOSTON:
+            moves = [a for a in legal if isinstance(a, BostonMove)]
+            slugs = {state.card(c).slug: c for c in state.face_up if c is not None}
+            return max(moves, key=lambda a: state.card(slugs[a.card]).vp, default=PASS)
+        if phase is Phase.SEATTLE:
+            assert state.target is not None
+            return SeattleSet(_FACE_OF[state.card(state.target).symbol])
+        if phase is Phase.TORONTO:
+            return self._toronto(state)
+        if phase is Phase.DENVER:
+            return RESTART
+        if phase is Phase.DECIDE:
+            return self._decide(state)
+        return legal[0]
+
+    @staticmethod
+    def _appeal(state: State, card: int) -> float:
+        c = state.card(card)
+        need = c.requirement - state.token(state.seat, card)
+        p = 1 / 3 if c.symbol is Symbol.HEAD else 1 / 2
+        chance = sum(comb(10, k) * p**k * (1 - p) ** (10 - k) for k in range(need, 11))
+        if c.symbol is Symbol.RAY and state.nuke_limit < 6:
+            chance /= 2
+        return c.vp * chance + 0.1 * state.token(state.seat, card)
+
+    @staticmethod
+    def _toronto(state: State) -> Action:
+        assert state.target is not None
+        c = state.card(state.target)
+        if c.symbol is not Symbol.NUKE and state.nukes >= state.nuke_limit:
+            return TorontoReroll(Face.NUKE)
+        if c.symbol is Symbol.HEAD and state.count(state.target) == c.requirement - 1:
+            face = Face.NUKE if state.nukes else Face.RAY
+            if state.dice[face]:
+                return TorontoReroll(face)
+        return PASS
+
+    @staticmethod
+    def _decide(state: State) -> Action:
+        assert state.target is not None
+        # a city the locked ray guns already take: switch to it and roll once more
+        ready = [
+            c
+            for c in state.switch_targets()
+            if state.card(c).symbol is Symbol.RAY and state.count(c) >= state.card(c).requirement
+        ]
+        margin = state.nuke_limit - state.nukes
+        if state.card(state.target).symbol is Symbol.NUKE:
+            margin = 99
+        safe = margin >= 3 or (margin >= 2 and state.heads <= 3)
+        if ready and margin >= 2:
+            best = max(ready, key=lambda c: state.card(c).vp)
+            return Reroll(None, state.card(best).slug)
+        return Reroll() if safe else STOP

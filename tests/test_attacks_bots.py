@@ -1,0 +1,196 @@
+"""The exact turn solver against closed forms and the engine, and the Mars Attacks bots."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction
+from itertools import pairwise
+from math import comb
+
+import pytest
+
+from marsdice.attacks import Phase, State, Target, Variant, new_game
+from marsdice.attacks import record as attacks_record
+from marsdice.attacks.cards import Symbol
+from marsdice.attacks.rules import FACE_PROBABILITIES, Face
+from marsdice.attacks.solver import Goal, Problem, TurnSolver, capture_probability
+from marsdice.bots import available_bots, make_bot
+from marsdice.bots.attacks_planner import PlannerBot, estimates
+from marsdice.core.dice import dice_outcomes
+from marsdice.tournament import run_tournament
+
+
+def binomial_tail(need: int, p: Fraction) -> Fraction:
+    return sum(
+        (comb(10, k) * p**k * (1 - p) ** (10 - k) for k in range(need, 11)), start=Fraction(0)
+    )
+
+
+# --- the solver ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("need", range(1, 12))
+def test_pushing_a_city_to_the_end_captures_with_the_binomial_chance(need: int) -> None:
+    """With a limit above 10 nothing bombs: every die ends a ray gun or a nuke, 1/2 each."""
+    exact = binomial_tail(need, Fraction(1, 2))
+    assert capture_probability(Symbol.RAY, need, 11) == pytest.approx(float(exact), abs=1e-12)
+
+
+@pytest.mark.parametrize("need", range(1, 11))
+def test_a_lower_nuke_limit_lowers_the_chance_except_where_it_cannot_bite(need: int) -> None:
+    """Ray guns and nukes cannot both reach 6 among 10 dice: with a limit of 6, a need of 5
+    or more is still the binomial tail, while the limit costs something below that."""
+    chances = [capture_probability(Symbol.RAY, need, limit) for limit in range(1, 12)]
+    assert all(a <= b + 1e-12 for a, b in pairwise(chances))
+    tail = float(binomial_tail(need, Fraction(1, 2)))
+    if need >= 5:
+        assert chances[5] == pytest.approx(tail, abs=1e-12)
+    else:
+        assert chances[5] < tail - 1e-3
+
+
+@pytest.mark.parametrize(("need", "limit"), [(3, 6), (4, 5), (5, 3), (6, 7)])
+def test_a_monument_is_taken_on_one_roll_with_the_multinomial_chance(need: int, limit: int) -> None:
+    exact = sum(
+        (p for (h, _, n), p in dice_outcomes(10, FACE_PROBABILITIES) if h >= need and n < limit),
+        start=Fraction(0),
+    )
+    assert capture_probability(Symbol.HEAD, need, limit) == pytest.approx(float(exact), abs=1e-12)
+
+
+def _problem(**changes: object) -> Problem:
+    goals = (
+        Goal(0, Symbol.RAY, 8, True, 3.0, tuple(0.15 * d for d in range(8))),
+        Goal(1, Symbol.RAY, 5, True, 2.0, tuple(0.1 * d for d in range(5))),
+        Goal(2, Symbol.HEAD, 4, False, 4.0, tuple(0.2 * d for d in range(4))),
+    )
+    return replace(Problem(goals, limit=5), **changes)  # type: ignore[arg-type]
+
+
+def test_abilities_and_gentler_rules_never_make_a_turn_worth_less() -> None:
+    base = max(TurnSolver(_problem()).target_value(g).value for g in range(3))
+    for better in (
+        {"toronto": True},
+        {"seattle": True},
+        {"denver": True},
+        {"subset": True},
+        {"limit": 6},
+    ):
+        solver = TurnSolver(_problem(**better))
+        assert max(solver.target_value(g).value for g in range(3)) >= base - 1e-12, better
+    harsher = TurnSolver(_problem(last_roll=False))
+    assert max(harsher.target_value(g).value for g in range(3)) <= base + 1e-12
+
+
+def test_estimates_are_probabilities() -> None:
+    solver = TurnSolver(_problem(toronto=True, seattle=True))
+    for g in range(3):
+        e = solver.target_value(g)
+        assert 0 <= e.capture <= 1 and 0 <= e.bombed <= 1 and e.capture + e.bombed <= 1 + 1e-9
+        assert e.progress >= 0
+    assert solver.best_seattle(2) is Face.HEAD and solver.best_seattle(0) is Face.RAY
+
+
+def test_the_solver_matches_play_through_the_engine() -> None:
+    """Turns played by the planner through the engine capture and bomb as often as the
+    solver predicts (within four standard errors over 1500 seeded turns)."""
+    variant = Variant(players=2)
+    start = new_game(variant, [["dallas"], ["phoenix"], ["atlanta"], ["miami"]])
+    predicted = estimates(start)
+    bot = PlannerBot()
+    target = start.apply(bot.choose(start)).target
+    assert target is not None
+    _, p_capture, p_bombed, _ = predicted[target]
+    rng = random.Random(11)
+    turns, captured, bombed = 1500, 0, 0
+    for _ in range(turns):
+        state = start
+        while state.seat == 0 and not state.is_terminal:
+            action = state.sample_chance(rng) if state.is_chance_node else bot.choose(state)
+            state = state.apply(action)
+        outcome = state.log[-1].outcome.value
+        captured += outcome == "captured"
+        bombed += outcome == "bombed"
+    for hits, p in ((captured, p_capture), (bombed, p_bombed)):
+        error = (p * (1 - p) / turns) ** 0.5
+        assert abs(hits / turns - p) < 4 * error + 1e-9
+
+
+# --- the bots -----------------------------------------------------------------------------------
+
+
+def test_the_attacks_bots_are_registered() -> None:
+    assert set(available_bots("attacks")) >= {"random", "heuristic", "planner"}
+
+
+def _play(bots: list[str], variant: Variant, seed: int) -> State:
+    rng = random.Random(seed)
+    players = [make_bot("attacks", name, seed=seed) for name in bots]
+    state = attacks_record.start(variant, rng)
+    while not state.is_terminal:
+        if state.is_chance_node:
+            state = state.apply(state.sample_chance(rng))
+        else:
+            action = players[state.current_player].choose(state)
+            assert action in state.legal_actions(), (state.phase, action)
+            state = state.apply(action)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("variant", "seed"),
+    [
+        (Variant(players=2), 1),
+        (Variant(players=3, reroll="subset"), 2),  # type: ignore[arg-type]
+        (Variant(players=4, bombed="whole-turn", difficulty="hard"), 3),  # type: ignore[arg-type]
+        (Variant(players=5, end_stacks=1), 4),
+    ],
+)
+def test_bots_always_choose_legal_moves(variant: Variant, seed: int) -> None:
+    names = ["planner", "heuristic", "random", "planner", "heuristic"][: variant.players]
+    final = _play(names, variant, seed)
+    assert final.is_terminal
+
+
+def _ability_state(card: str, moves: list[str]) -> State:
+    state = new_game(Variant(players=2), [["dallas"], ["phoenix"], ["atlanta"], ["miami"]])
+    index = [c.name for c in state.variant.cards].index(card)
+    state = replace(state, owned=((index,), ()))
+    for move in moves:
+        state = state.apply(state.parse_action(move))
+    return state
+
+
+@pytest.mark.parametrize("bot", ["planner", "heuristic"])
+def test_bots_use_toronto_against_a_bomb_and_seattle_for_ray_guns(bot: str) -> None:
+    player = make_bot("attacks", bot)
+    # limit 1 + 0 + 1 + 0 + 2 = 4: four nukes bomb unless Toronto rerolls one
+    state = _ability_state("Toronto", ["@dallas", "HHHRRRNNNN"])
+    assert state.phase is Phase.TORONTO
+    assert player.choose(state).text() == "toronto:N"
+    state = _ability_state("Seattle", ["@dallas"])
+    assert player.choose(state).text() == "seattle:R"
+    state = _ability_state("Denver", ["@dallas", "HHHRRRNNNN"])
+    assert player.choose(state).text() == "restart"
+
+
+@pytest.mark.parametrize(("rule", "move"), [("last-roll", "reroll"), ("whole-turn", "stop")])
+def test_the_planner_risks_a_bomb_only_when_the_rule_makes_it_cheap(rule: str, move: str) -> None:
+    """Dallas needs 8; 5 ray guns and 4 nukes locked, one head, a limit of 5. Rerolling the
+    head: a nuke bombs, a ray gun gains a space, a head tries again. Under the seed's rule
+    the bomb keeps the 5 spaces anyway, so rerolling cannot lose; under the whole-turn rule
+    it risks the 5 spaces for one more, and stopping is better."""
+    variant = Variant(players=2, bombed=rule)  # type: ignore[arg-type]
+    stacks = [["dallas"], ["golden-gate-bridge"], ["hollywood-sign"], ["space-needle"]]
+    state = new_game(variant, stacks).apply(Target("dallas"))
+    state = state.apply(state.parse_action("HHHHHRRRRN"))
+    state = replace(state, heads=1, rays=5, nukes=4)
+    assert state.phase is Phase.DECIDE and state.nuke_limit == 5
+    assert PlannerBot().choose(state).text() == move
+
+
+def test_the_planner_beats_the_heuristic_in_a_seeded_series() -> None:
+    result = run_tournament("attacks", ["planner", "heuristic"], games=40, seed=2024)
+    planner = next(s for s in result.standings if s.name == "planner")
+    assert planner.win_rate >= 0.6, planner
