@@ -15,12 +15,14 @@ COMMANDS: Final = {
     "play": "marsdice.cli.play",
     "replay": "marsdice.cli.replay",
     "tournament": "marsdice.cli.tournament",
+    "analyze": "marsdice.cli.analyze",
 }
 
 _HELP: Final = {
     "play": "play a game in the terminal, against people or the computer",
     "replay": "print a recorded game turn by turn",
     "tournament": "play bots against each other over many seeded games",
+    "analyze": "Martian Dice: every choice in a position with its expected score and win chance",
 }
 
 

@@ -26,7 +26,7 @@ from marsdice.martian import (
 )
 from marsdice.martian.record import why
 
-DEFAULT_OPPONENT: Final = "cautious"
+DEFAULT_OPPONENT: Final = "winprob"
 
 #: symbol and style per face: shape and colour both tell the faces apart
 BADGES: Final = {
@@ -228,6 +228,16 @@ def help_text(state: State) -> str:
 
 
 def hint(state: State) -> str | None:
-    """The solver's advice, when the solver package is available."""
-    del state  # the solver-backed hint arrives with marsdice.solve
-    return None
+    """The solver's best move and every move's numbers: win chance (solo: expected turns to
+    finish) and the turn's expected score."""
+    from marsdice.solve.policy import analyze
+
+    rows = analyze(state)
+    if state.variant.solo:
+        best = min(rows, key=lambda r: r.expected_turns or 0.0)
+        parts = [f"{r.action.text()} {r.expected_turns:.2f} turns" for r in rows]
+    else:
+        best = max(rows, key=lambda r: r.win_probability or 0.0)
+        parts = [f"{r.action.text()} {r.win_probability:.1%}" for r in rows]
+    scores = " · ".join(f"{r.action.text()} {r.expected_score:.2f}" for r in rows)
+    return f"best {best.action.text()} — {' · '.join(parts)} (expected turn score: {scores})"

@@ -28,6 +28,7 @@ from marsdice.martian.rules import (
     allowed_faces,
     new_game,
     parse_decision,
+    position,
     score_turn,
 )
 
@@ -54,5 +55,6 @@ __all__ = [
     "allowed_faces",
     "new_game",
     "parse_decision",
+    "position",
     "score_turn",
 ]

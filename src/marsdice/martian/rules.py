@@ -488,6 +488,47 @@ class State:
         return IllegalActionError(f"illegal action {action.text()!r}: {reason}; legal: {legal}")
 
 
+def position(
+    variant: Variant,
+    scores: tuple[int, ...],
+    *,
+    seat: int = 0,
+    set_aside: Counts = NO_DICE,
+    rolled: Counts | None = None,
+    end_triggered: bool = False,
+) -> State:
+    """A decision in the middle of a game, for analysis: ``set_aside`` is the turn so far
+    before ``rolled`` (the whole roll, tanks included). With no roll, the player has just
+    taken a face and decides whether to stop. Anything that cannot arise in play is refused.
+
+    >>> state = position(Variant(), (10, 12), set_aside=(2, 0, 4, 0, 0), rolled=(1, 2, 0, 3, 1))
+    >>> state.phase.value, [a.text() for a in state.legal_actions()]
+    ('choose', ['rays', 'cows', 'chickens'])
+    """
+    if len(scores) != variant.players or any(score < 0 for score in scores):
+        raise VariantError(f"give {variant.players} scores of 0 or more, got {scores}")
+    if not 0 <= seat < variant.players:
+        raise VariantError(f"seat must be 0-{variant.players - 1}, got {seat}")
+    if len(set_aside) != len(FACES) or any(c < 0 for c in set_aside):
+        raise VariantError(f"set-aside dice must be 5 counts of 0 or more, got {set_aside}")
+    left = variant.dice - sum(set_aside)
+    if left < 1:
+        raise VariantError(f"{sum(set_aside)} dice set aside leaves none of {variant.dice}")
+    zeros = (0,) * variant.players
+    state = State(variant, scores, zeros, seat=seat, set_aside=set_aside)
+    state = replace(state, end_triggered=end_triggered)
+    if rolled is None:
+        if sum(set_aside) == set_aside[Face.TANK]:
+            raise VariantError("with no roll, something other than tanks must be set aside")
+        return replace(state, phase=Phase.DECIDE)
+    if len(rolled) != len(FACES) or any(c < 0 for c in rolled) or sum(rolled) != left:
+        raise VariantError(f"the roll must show the {left} dice not set aside, got {rolled}")
+    after = _bump(set_aside, Face.TANK, rolled[Face.TANK])
+    if not allowed_faces(rolled, after):
+        raise VariantError("nothing can be taken from that roll: the turn is already over")
+    return replace(state, set_aside=after, rolled=rolled, phase=Phase.CHOOSE)
+
+
 def new_game(variant: Variant | None = None) -> State:
     """The opening state: seat 0 is about to roll every die."""
     variant = variant or Variant()

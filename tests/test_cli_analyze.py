@@ -1,0 +1,121 @@
+"""``marsdice analyze``, analysis positions, the strategy atlas and the hint line."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from marsdice.cli.main import main
+from marsdice.cli.martian_view import hint
+from marsdice.cli.play import PlaySession, Seat, game_view
+from marsdice.core import VariantError
+from marsdice.games import game_module
+from marsdice.martian import Phase, Variant, position
+
+
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MARSDICE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+def test_position_builds_a_choice_after_the_turn_so_far() -> None:
+    state = position(Variant(), (3, 4), seat=1, set_aside=(2, 0, 4, 0, 0), rolled=(1, 2, 1, 3, 0))
+    assert state.phase is Phase.CHOOSE
+    assert state.set_aside == (3, 0, 4, 0, 0)
+    assert [a.text() for a in state.legal_actions()] == ["rays", "cows"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"scores": (1,)}, "give 2 scores"),
+        ({"seat": 2}, "seat must be 0-1"),
+        ({"set_aside": (13, 0, 0, 0, 0)}, "leaves none"),
+        ({"set_aside": (2, 0, 0, 0, 0)}, "other than tanks"),
+        ({"set_aside": (0, 0, 3, 0, 0), "rolled": (1, 1, 1, 1, 1)}, "the 10 dice"),
+        ({"set_aside": (0, 0, 3, 0, 0), "rolled": (4, 0, 6, 0, 0)}, "turn is already over"),
+    ],
+)
+def test_impossible_positions_are_refused(kwargs: dict[str, object], message: str) -> None:
+    settings: dict[str, object] = {"scores": (0, 0), **kwargs}
+    scores = settings.pop("scores")
+    with pytest.raises(VariantError, match=message):
+        position(Variant(), scores, **settings)  # type: ignore[arg-type]
+
+
+def test_analyze_prints_every_choice(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["analyze", "--scores", "10,18", "--aside", "TTHHHH", "--roll", "TRRCCCK"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    for action in ("rays", "cows", "chickens"):
+        assert action in out
+    assert "humans" not in out.split("Win probability")[1]
+    assert "★" in out
+
+
+def test_analyze_solo_reports_turns(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--scores", "20", "--aside", "RRHHH"]) == 0
+    out = capsys.readouterr().out
+    assert "Expected turns to finish" in out
+    assert "stop" in out
+    assert "roll" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--scores", "a,b", "--roll", "T"], "whole numbers"),
+        (["--aside", "XYZ"], "face letters"),
+        (["--aside", "HH", "--roll", "HHH"], "the 11 dice"),
+        ([], "give a position"),
+        (["--plot", "atlas.gif"], ".png or .svg"),
+    ],
+)
+def test_analyze_bad_input(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["analyze", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_atlas_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "atlas.svg"
+    assert main(["analyze", "--plot", str(out), "--target", "12"]) == 0
+    assert out.read_text().lstrip().startswith("<?xml")
+    assert "strategy atlas" in out.read_text()
+
+
+def test_hint_names_the_best_move() -> None:
+    state = position(Variant(), (0, 0), set_aside=(0, 0, 0, 0, 0), rolled=(4, 4, 3, 1, 1))
+    line = hint(state)
+    assert line is not None
+    assert line.startswith("best rays")
+    assert "expected turn score" in line
+
+
+def test_play_with_hints_shows_them() -> None:
+    lines = iter(["r", "h", "c", "k", "s"] * 4)
+
+    def read_line(prompt: str) -> str:
+        line = next(lines, None)
+        if line is None:
+            raise EOFError
+        return line
+
+    output = io.StringIO()
+    session = PlaySession(
+        game_module("martian"),
+        game_view("martian"),
+        [Seat("Ann"), Seat("Bea")],
+        Console(file=output, width=200),
+        hints=True,
+        read_line=read_line,
+    )
+    assert session.play(Variant(target=6), random.Random(5)) is False
+    assert "hint: best" in output.getvalue()
