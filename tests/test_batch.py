@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from marsdice.solve.batch import (
+    expected_chain,
     expected_policy,
     score_distributions,
     simulate_games,
@@ -61,9 +62,13 @@ def test_critical_value_approximation() -> None:
     assert critical_value(16, 0.001) == pytest.approx(39.252, rel=0.01)
 
 
-def test_turn_scores_follow_the_exact_law() -> None:
+@pytest.mark.parametrize("fast", [True, False])
+def test_turn_scores_follow_the_exact_law(fast: bool) -> None:
+    """Both simulators (the folded chain, and the general per-column tables) against the exact
+    law of the expected-score policy."""
     rng = np.random.default_rng(20240601)
-    scores = simulate_turns(expected_policy(), 300_000, rng)
+    policy = expected_chain() if fast else expected_policy()
+    scores = simulate_turns(policy, 300_000, rng)
     law = score_distribution(expected_score_solution())
     statistic, df = chi_square(np.bincount(scores, minlength=17).astype(float), law)
     assert df >= 12

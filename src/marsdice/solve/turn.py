@@ -119,10 +119,10 @@ def _sweep(
                 best_index = options[..., 0].argmax(axis=2)
                 picked.append(best_index.astype(np.int8))
             best = options.max(axis=2)
-            values[size + group.nodes] = np.einsum("icu,c->iu", best, group.probabilities)
+            values[size + group.nodes] = np.matmul(group.probabilities, best)
         choices.append(tuple(picked))
         roll = model.roll_groups[n]
-        rolled = np.einsum("itu,t->iu", values[roll.tank_rows], roll.tank_probabilities)
+        rolled = np.matmul(roll.tank_probabilities, values[roll.tank_rows])
         cont[roll.nodes] = rolled
         values[roll.nodes] = np.maximum(values[roll.stop_rows], rolled)
     return values, cont, (tuple(choices) if policy else None)
