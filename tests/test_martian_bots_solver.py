@@ -141,7 +141,7 @@ def test_approximation_beats_expected_score_with_three_players() -> None:
     """Seat rotation, one win-probability player against two expected-score players (a small
     run for CI: the docs report 18,000 games, about 5 standard errors above 1/3)."""
     rng = np.random.default_rng(33)
-    games = 1_000
+    games = 2_000
     rate = 0.0
     for seat in range(3):
         lineup = ["expected"] * 3

@@ -151,9 +151,14 @@ def policy_tables(solution: TurnSolution) -> PolicyTables:
     start = 0
     for groups in model.choose_groups:
         for group in groups:
-            picked = values[group.options].argmax(axis=2)  # (nodes, comps, columns)
-            rows = np.take_along_axis(group.options[..., None], picked[:, :, None, :], axis=2)
-            pieces.append(rows[:, :, 0, :].reshape(-1, values.shape[1]))
+            options = values[group.options]  # (nodes, comps, options, columns)
+            best = options[:, :, 0]
+            rows = np.broadcast_to(group.options[:, :, 0, None], best.shape)
+            for k in range(1, options.shape[2]):  # first best option, as argmax would pick
+                better = options[:, :, k] > best
+                best = np.where(better, options[:, :, k], best)
+                rows = np.where(better, group.options[:, :, k, None], rows)
+            pieces.append(rows.astype(np.int32).transpose(2, 0, 1).reshape(values.shape[1], -1))
             count = len(group.probabilities)
             offset[group.nodes] = start + count * np.arange(len(group.nodes))
             start += count * len(group.nodes)
@@ -167,7 +172,7 @@ def policy_tables(solution: TurnSolution) -> PolicyTables:
         roll_sampler(model.dice),
         tank_rows,
         offset,
-        np.ascontiguousarray(np.concatenate(pieces).astype(np.int32).T),
+        np.concatenate(pieces, axis=1),
         np.ascontiguousarray(cont.T),
         model.stop_rows - model.terminal,
     )
