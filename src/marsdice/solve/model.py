@@ -277,18 +277,20 @@ def _compositions(n: int, m: int) -> tuple[IntArray, FloatArray]:
     return np.array(comps, dtype=np.int64), np.array(probs)
 
 
-def _sorted_counts(total: int, parts: int, cap: int | None = None) -> list[tuple[int, ...]]:
+@cache
+def _sorted_counts(total: int, parts: int, cap: int | None = None) -> tuple[tuple[int, ...], ...]:
     """Non-increasing tuples of ``parts`` counts with sum at most ``total``."""
     if parts == 0:
-        return [()]
+        return ((),)
     cap = total if cap is None else min(cap, total)
-    return [
+    return tuple(
         (first, *rest)
         for first in range(cap, -1, -1)
         for rest in _sorted_counts(total - first, parts - 1, first)
-    ]
+    )
 
 
+@cache
 def _arrangements(counts: tuple[int, ...]) -> int:
     """Distinct orderings of a sorted tuple (which untaken type has which count)."""
     ways = factorial(len(counts))
