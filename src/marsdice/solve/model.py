@@ -261,20 +261,27 @@ def _compositions(n: int, m: int) -> tuple[IntArray, FloatArray]:
     """Non-tank dice ``n`` split as rays, sorted counts of the ``3 - m`` untaken Earthling
     types, and junk (taken types), with probabilities given that no die is a tank."""
     untaken = EARTHLING_TYPES - m
-    comps: list[tuple[int, ...]] = []
-    probs: list[float] = []
-    for rays in range(n + 1):
-        for counts in _sorted_counts(n - rays, untaken):
-            junk = n - rays - sum(counts)
-            if junk and not m:
-                continue
-            ways = factorial(n) // factorial(rays) // factorial(junk)
-            for c in counts:
-                ways //= factorial(c)
-            ways *= _arrangements(counts)
-            comps.append((rays, *counts, junk))
-            probs.append(ways * 2**rays * m**junk / 5**n)
-    return np.array(comps, dtype=np.int64), np.array(probs)
+    rows = [
+        (rays, *counts) for rays in range(n + 1) for counts in _sorted_counts(n - rays, untaken)
+    ]
+    comps = np.array(rows, dtype=np.int64).reshape(-1, 1 + untaken)
+    junk = n - comps.sum(axis=1)
+    if not m:
+        comps, junk = comps[junk == 0], junk[junk == 0]
+    ways = _FACTORIAL[n] / _FACTORIAL[comps].prod(axis=1) / _FACTORIAL[junk]
+    earthlings = comps[:, 1:]
+    if untaken == 3:  # which untaken type has which count: 6, 3 or 1 ways
+        equal = (earthlings[:, 0] == earthlings[:, 1]).astype(int) + (
+            earthlings[:, 1] == earthlings[:, 2]
+        )
+        ways *= np.choose(equal, [6, 3, 1])
+    elif untaken == 2:
+        ways *= np.where(earthlings[:, 0] == earthlings[:, 1], 1, 2)
+    probs = ways * 2.0 ** comps[:, 0] * float(m) ** junk / 5.0**n
+    return np.column_stack([comps, junk]), probs
+
+
+_FACTORIAL: Final = np.array([float(factorial(k)) for k in range(MAX_DICE + 1)])
 
 
 @cache
@@ -288,12 +295,3 @@ def _sorted_counts(total: int, parts: int, cap: int | None = None) -> tuple[tupl
         for first in range(cap, -1, -1)
         for rest in _sorted_counts(total - first, parts - 1, first)
     )
-
-
-@cache
-def _arrangements(counts: tuple[int, ...]) -> int:
-    """Distinct orderings of a sorted tuple (which untaken type has which count)."""
-    ways = factorial(len(counts))
-    for value in set(counts):
-        ways //= factorial(counts.count(value))
-    return ways
