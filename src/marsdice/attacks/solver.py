@@ -325,38 +325,73 @@ class TurnSolver:
             goal = self.goals[g]
             d = _count(goal.symbol, h, r, n)
             snapshot = (0.0, 0) if goal.detroit else (goal.place[d], d)
-            rows = []
+            options[g] = []
             for other in (g, *(c for c in targets if c != g)):
                 back = self._back(h, r, n, other, snapshot, toronto)
                 for k in counts:
                     rest = self._reroll_rest(h, r, n, k, other, snapshot, toronto)
-                    rows.append((k, other, _ALL_HEADS[k], rest, back))
-            options[g] = rows
-        values: dict[int, Vec] = dict(stops)
-        nodes: dict[int, _Node] = {}
-        for _ in range(200):
-            nodes = {}
+                    options[g].append((k, other, _ALL_HEADS[k], rest, back))
+        live = set(cities)
+
+        def again(other: int, back: Vec | None, value: dict[int, float]) -> float:
+            """Coming back: the cycle's value, or the best way out of it."""
+            if other not in live:
+                assert back is not None
+                return back[0]
+            return value[other] if back is None else max(back[0], value[other])
+
+        # 1. the values, by Gauss-Seidel iteration on floats
+        value = {g: stops[g][0] for g in cities}
+        for _ in range(500):
+            change = 0.0
             for g in cities:
-                best, choice = stops[g], _STOP
-                go: Vec | None = None
-                go_choice: Choice = None
-                for k, other, p_back, rest, back in options[g]:
-                    again = values[other] if back is None else back
-                    if back is not None and self._loops(h, r, n, other):
-                        again = back if back[0] >= values[other][0] else values[other]
-                    vec = _add(rest, again, p_back)
-                    if go is None or vec[0] > go[0] + _EPS:
-                        go, go_choice = vec, (k, other)
-                    if vec[0] > best[0] + _EPS:
-                        best, choice = vec, (k, other)
-                nodes[g] = _Node(best, choice, go, go_choice)
-            change = max(
-                max(abs(a - b) for a, b in zip(nodes[g].best, values[g], strict=True))
-                for g in cities
-            )
-            values = {g: nodes[g].best for g in cities}
+                best = stops[g][0]
+                for _k, other, p_back, rest, back in options[g]:
+                    best = max(best, rest[0] + p_back * again(other, back, value))
+                change = max(change, abs(best - value[g]))
+                value[g] = best
             if change < 1e-13:
                 break
+        # 2. the choices they imply (stopping wins ties, then the earlier option)
+        plan: dict[int, tuple[Choice, Choice, int | None]] = {}
+        for g in cities:
+            choice: Choice = _STOP
+            top = stops[g][0]
+            go_choice: Choice = None
+            go_row: int | None = None
+            go_top = -float("inf")
+            for i, (k, other, p_back, rest, back) in enumerate(options[g]):
+                v = rest[0] + p_back * again(other, back, value)
+                if v > go_top + _EPS:
+                    go_top, go_choice, go_row = v, (k, other), i
+                if v > top + _EPS:
+                    top, choice = v, (k, other)
+            plan[g] = (choice, go_choice, go_row)
+        # 3. the statistics of that play: the same cycle, with the choices fixed
+        vecs: dict[int, Vec] = dict(stops)
+
+        def row_vec(g: int, row: int) -> Vec:
+            _k, other, p_back, rest, back = options[g][row]
+            if other not in live or (back is not None and back[0] >= value[other]):
+                assert back is not None
+                return _add(rest, back, p_back)
+            return _add(rest, vecs[other], p_back)
+
+        chosen = {g: _row_of(options[g], plan[g][0]) for g in cities}
+        for _ in range(500):
+            change = 0.0
+            for g in cities:
+                row = chosen[g]
+                new = stops[g] if row is None else row_vec(g, row)
+                change = max(change, max(abs(a - b) for a, b in zip(new, vecs[g], strict=True)))
+                vecs[g] = new
+            if change < 1e-13:
+                break
+        nodes: dict[int, _Node] = {}
+        for g in cities:
+            choice, go_choice, go_row = plan[g]
+            go = None if go_row is None else row_vec(g, go_row)
+            nodes[g] = _Node(vecs[g], choice, go, go_choice)
         self._clusters[key] = nodes
         return nodes
 
@@ -443,6 +478,13 @@ def _outcomes(n: int) -> tuple[tuple[tuple[int, int, int], float], ...]:
         ((c[0], c[1], c[2]), float(p))
         for c, p in dice_outcomes(n, tuple(Fraction(w) for w in FACE_PROBABILITIES))
     )
+
+
+def _row_of(rows: Sequence[tuple[int, int, float, Vec, Vec | None]], choice: Choice) -> int | None:
+    """The option row of a choice (``None`` for stopping)."""
+    if choice is None:
+        return None
+    return next(i for i, row in enumerate(rows) if (row[0], row[1]) == choice)
 
 
 def _count(symbol: Symbol, h: int, r: int, n: int) -> int:
