@@ -116,7 +116,7 @@ def main() -> None:
         for name in ("expected", "winprob"):
             if not opening.is_chance_node:
                 make_bot("martian", name).choose(opening)
-    decisions: dict[str, list[float]] = {"expected": [], "winprob": []}
+    decisions: dict[tuple[str, int], list[float]] = {}
     for players in (2, 3):
         for seed in range(150):
             rng = random.Random(seed)
@@ -130,12 +130,13 @@ def main() -> None:
                 bot = bots[state.current_player]
                 begin = time.perf_counter()
                 action = bot.choose(state)
-                decisions[bot.name].append(time.perf_counter() - begin)
+                elapsed = time.perf_counter() - begin
+                decisions.setdefault((bot.name, players), []).append(elapsed)
                 state = state.apply(action)
-    for name, times in decisions.items():
+    for (name, players), times in sorted(decisions.items()):
         times.sort()
         print(
-            f"{name} bot decision (tables on hand, 2-3 players): median "
+            f"{name} bot decision, {players} players (tables on hand): median "
             f"{1e3 * statistics.median(times):.3f} ms, 99th percentile "
             f"{1e3 * times[int(0.99 * len(times))]:.3f} ms, max {1e3 * times[-1]:.2f} ms "
             f"over {len(times)} decisions"

@@ -31,7 +31,12 @@ from marsdice.solve.model import P_TANK, FloatArray, IntArray, TurnModel, turn_m
 from marsdice.solve.multi import Combine, turn_utility_multi
 from marsdice.solve.solo import solo_table
 from marsdice.solve.turn import TIE, TurnSolution, solve_turn
-from marsdice.solve.winprob import WinTable, turn_utilities, winprob_table
+from marsdice.solve.winprob import (
+    WinTable,
+    all_position_utilities,
+    position_columns,
+    winprob_table,
+)
 
 Policy = Literal["expected", "winprob"]
 Generator = np.random.Generator
@@ -324,11 +329,7 @@ class TwoPlayerPolicies:
         return self.tables.columns - 1
 
     def column(self, seat: int, me: IntArray, opp: IntArray, triggered: IntArray) -> IntArray:
-        target = self.table.target
-        need = np.clip(opp - me, 0, len(self.table.last) - 1)
-        normal = seat * target * target + me * target + np.minimum(opp, target - 1)
-        result: IntArray = np.where(triggered, 2 * target * target + need, normal)
-        return result
+        return position_columns(self.table, seat, me, opp, triggered)
 
 
 @cache
@@ -336,16 +337,8 @@ def two_player_policies(target: int = 25, dice: int = 13) -> TwoPlayerPolicies:
     """Solve the turn for every two-player position (in chunks) and keep the policies."""
     table = winprob_table(target, dice)
     model = turn_model(dice)
-    me, opp = (grid.ravel() for grid in np.indices((target, target)))
-    parts = [
-        _with_self_loop(table, me, opp, seat=0),
-        _with_self_loop(table, me, opp, seat=1),
-        turn_utilities(
-            table, np.zeros(len(table.last), np.int64), np.arange(len(table.last)), 1, True
-        ),
-        np.arange(model.max_score + 1, dtype=np.float64)[:, None],
-    ]
-    utilities = np.hstack(parts)
+    expected = np.arange(model.max_score + 1, dtype=np.float64)[:, None]
+    utilities = np.hstack([all_position_utilities(table), expected])
     chunks = [
         policy_tables(solve_turn(utilities[:, i : i + CHUNK], dice))
         for i in range(0, utilities.shape[1], CHUNK)
@@ -369,13 +362,6 @@ def solo_policies(target: int = 25, dice: int = 13) -> PolicyTables:
     table = solo_table(target, dice)
     utilities = np.stack([table.after_turn(total) for total in range(target)], axis=1)
     return policy_tables(solve_turn(utilities, dice))
-
-
-def _with_self_loop(table: WinTable, me: IntArray, opp: IntArray, seat: int) -> FloatArray:
-    utility = turn_utilities(table, me, opp, seat)
-    other = table.second if seat == 0 else table.first
-    utility[0] = 1.0 - other[opp, me]
-    return utility
 
 
 @dataclass(frozen=True, slots=True)

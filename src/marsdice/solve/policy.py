@@ -1,9 +1,10 @@
 """Decisions and analysis for engine states, derived on the fly from the solved tables.
 
 At a decision the mover's *turn utility* (a value per final turn score) is read from the
-tables, the turn is solved for it (about 2 ms, then memoised for the rest of the turn and for
-every later turn with the same utility), and each legal action is valued by the row of the
-turn graph it leads to.
+tables, the turn is solved for it, and each legal action is valued by the row of the turn graph
+it leads to. With two players every position's turn is solved once per process, in one batch
+(:func:`two_player_turns`, a few tenths of a second), so a decision is a lookup; with three or
+more the turn is solved when a scoreboard is new (about 1.5 ms) and memoised.
 
 Modes:
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cache
 from typing import Final, Literal
 
 import numpy as np
@@ -53,13 +55,15 @@ from marsdice.solve.model import FloatArray, TurnModel, node_of_counts, turn_mod
 from marsdice.solve.multi import Combine, turn_utility_multi
 from marsdice.solve.solo import solo_table
 from marsdice.solve.turn import TIE, TurnSolution, expected_score_solution, solve_turn
-from marsdice.solve.winprob import winprob_table
+from marsdice.solve.winprob import all_position_utilities, position_columns, winprob_table
 
 Mode = Literal["expected", "winprob"]
 Decision = Take | Stop | Continue
 
 #: Turn solutions kept per process (about 25 KB each).
 CACHE_SIZE: Final = 2048
+#: Columns solved together when all two-player positions are solved.
+CHUNK: Final = 256
 
 __all__ = [
     "ChoiceAnalysis",
@@ -69,6 +73,7 @@ __all__ = [
     "best_action",
     "solution_for",
     "turn_utility",
+    "two_player_turns",
 ]
 
 
@@ -118,14 +123,45 @@ def solution_for(utility: FloatArray, dice: int = 13) -> TurnSolution:
     return solution
 
 
-def _solution(state: State, mode: Mode, combine: Combine = "min") -> TurnSolution:
+@cache
+def two_player_turns(target: int = 25, dice: int = 13) -> TurnSolution:
+    """Every two-player position's turn solved at once (columns as in
+    :func:`~marsdice.solve.winprob.position_columns`): about 20 MB, built once per process in
+    a few tenths of a second, after which a two-player decision is a lookup."""
+    utilities = all_position_utilities(winprob_table(target, dice))
+    parts = [
+        solve_turn(utilities[:, start : start + CHUNK], dice)
+        for start in range(0, utilities.shape[1], CHUNK)
+    ]
+    values = np.hstack([part.values for part in parts])
+    cont = np.hstack([part.cont for part in parts])
+    return TurnSolution(parts[0].model, utilities, values, cont)
+
+
+def _solution(state: State, mode: Mode, combine: Combine = "min") -> tuple[TurnSolution, int]:
+    """The solved turn for the mover and the column to read."""
+    variant = state.variant
     if mode == "expected":
-        return expected_score_solution(state.variant.dice)
-    return solution_for(turn_utility(state, mode, combine), state.variant.dice)
+        return expected_score_solution(variant.dice), 0
+    if variant.players == 2:
+        table = winprob_table(variant.target, variant.dice)
+        seat = state.seat
+        column = position_columns(
+            table,
+            seat,
+            np.array(state.scores[seat]),
+            np.array(state.scores[1 - seat]),
+            np.array(state.end_triggered),
+        )
+        return two_player_turns(variant.target, variant.dice), int(column)
+    return solution_for(turn_utility(state, mode, combine), variant.dice), 0
 
 
-def action_values(state: State, solution: TurnSolution) -> list[tuple[Decision, float]]:
-    """Each legal action at a decision with its value under the solution's utility."""
+def action_values(
+    state: State, solution: TurnSolution, column: int = 0
+) -> list[tuple[Decision, float]]:
+    """Each legal action at a decision with its value under the solution's utility (one
+    column of it)."""
     model = solution.model
     n, m, d, e = node_of_counts(state.set_aside, model.dice)
     if state.phase is Phase.CHOOSE:
@@ -139,26 +175,26 @@ def action_values(state: State, solution: TurnSolution) -> list[tuple[Decision, 
                 row = model.decide_row(n - count, m, d + count, e)
             else:
                 row = model.decide_row(n - count, m + 1, d, e + count)
-            values.append((action, solution.row_value(row)))
+            values.append((action, solution.row_value(row, column)))
         return values
     if state.phase is Phase.DECIDE:
-        stop = float(solution.utility[score_turn(state.set_aside), 0])
-        go = _continue_value(model, solution, n, m, d, e)
+        stop = float(solution.utility[score_turn(state.set_aside), column])
+        go = _continue_value(model, solution, column, n, m, d, e)
         return [(STOP, stop), (CONTINUE, go)]
     raise ValueError(f"no decision to make in phase {state.phase.value}")
 
 
 def _continue_value(
-    model: TurnModel, solution: TurnSolution, n: int, m: int, d: int, e: int
+    model: TurnModel, solution: TurnSolution, column: int, n: int, m: int, d: int, e: int
 ) -> float:
     if d < -n:  # tanks already won: the turn scores 0 whatever happens
-        return float(solution.utility[0, 0])
-    return solution.continue_value(model.node_id(n, m, d, e))
+        return float(solution.utility[0, column])
+    return solution.continue_value(model.node_id(n, m, d, e), column)
 
 
 def best_action(state: State, mode: Mode = "winprob", combine: Combine = "min") -> Decision:
     """The action optimal play takes (ties: the earlier legal action; stop over roll)."""
-    values = action_values(state, _solution(state, mode, combine))
+    values = action_values(state, *_solution(state, mode, combine))
     if state.phase is Phase.DECIDE:
         (_, stop), (_, go) = values
         return CONTINUE if go > stop + TIE else STOP
@@ -172,8 +208,8 @@ def best_action(state: State, mode: Mode = "winprob", combine: Combine = "min") 
 def analyze(state: State) -> list[ChoiceAnalysis]:
     """Every legal action at the current decision with its expected turn score and win
     probability (see :class:`ChoiceAnalysis`)."""
-    scores = action_values(state, _solution(state, "expected"))
-    playing = action_values(state, _solution(state, "winprob"))
+    scores = action_values(state, *_solution(state, "expected"))
+    playing = action_values(state, *_solution(state, "winprob"))
     result = []
     for (action, score), (_, value) in zip(scores, playing, strict=True):
         if state.variant.solo:

@@ -108,6 +108,35 @@ def turn_utilities(
     return result
 
 
+def position_columns(
+    table: WinTable, seat: int, me: IntArray, opp: IntArray, triggered: IntArray
+) -> IntArray:
+    """Column of :func:`all_position_utilities` for the mover's position: the first seat
+    ``[0, T*T)`` (index ``me * T + opp``), the second seat ``[T*T, 2*T*T)``, the second seat's
+    last turn ``2*T*T + need``."""
+    target = table.target
+    need = np.clip(opp - me, 0, len(table.last) - 1)
+    capped_me = np.minimum(me, target - 1)
+    normal = seat * target * target + capped_me * target + np.minimum(opp, target - 1)
+    result: IntArray = np.where(triggered, 2 * target * target + need, normal)
+    return result
+
+
+def all_position_utilities(table: WinTable) -> FloatArray:
+    """The turn utility of every two-player position, as columns (see
+    :func:`position_columns`), the 0-score entry read from the solved table."""
+    target = table.target
+    me, opp = (grid.ravel() for grid in np.indices((target, target)))
+    parts = []
+    for seat, other in ((0, table.second), (1, table.first)):
+        utility = turn_utilities(table, me, opp, seat)
+        utility[0] = 1.0 - other[opp, me]
+        parts.append(utility)
+    need = np.arange(len(table.last))
+    parts.append(turn_utilities(table, np.zeros_like(need), need, 1, triggered=True))
+    return np.hstack(parts)
+
+
 def solve_winprob(
     target: int = 25,
     dice: int = 13,
