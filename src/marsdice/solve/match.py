@@ -5,8 +5,9 @@ score (:func:`~marsdice.solve.batch.score_distributions`). The chance that the f
 then follows by the same diagonal sweep as the solver, with the policies fixed: per pair of
 totals a 2x2 linear system for the self-loop of turns scoring 0.
 
->>> round(match_win_probability("expected", "expected", target=25), 4)
-0.5
+Two expected-score players come out at exactly 1/2 (they always play the same number of
+turns), two optimal players at the solver's own value: both are checked in
+``tests/test_solve_winprob.py`` (not here, as they need the solved tables).
 """
 
 from __future__ import annotations
