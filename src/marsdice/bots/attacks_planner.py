@@ -42,8 +42,9 @@ from marsdice.attacks.rules import (
 )
 from marsdice.attacks.solver import Goal, Problem, TurnSolver, capture_probability, solver_for
 
-#: share of a card's worth that one step closer to capture is worth, per unit of capture chance
-ALPHA: Final = 0.6
+#: share of a card's worth that a token is worth, per unit of its capture chance (tuned in
+#: seeded series against the heuristic bot: 0.3-0.5 play best, 0.6 and more overvalue progress)
+ALPHA: Final = 0.45
 #: an extra turn (San Francisco, Indianapolis), in VP: about what an average turn gains
 EXTRA_TURN: Final = 1.5
 #: green powers over a whole game, in VP (scaled by the share of the game left)
