@@ -23,6 +23,7 @@ from marsdice.attacks import (
     Outcome,
     Phase,
     Reroll,
+    Roll,
     State,
     Symbol,
     Target,
@@ -600,6 +601,11 @@ def test_illegal_actions_raise_and_name_the_legal_ones() -> None:
     rolling = play(state, "@chicago")
     with pytest.raises(IllegalActionError, match="exactly 10 dice"):
         play(rolling, "HHH")
+    for malformed in ((10, 0), (11, -1, 0), (5, 5, 0, 0)):
+        with pytest.raises(IllegalActionError, match="exactly 10 dice"):
+            rolling.apply(Roll(malformed))
+    with pytest.raises(IllegalActionError, match="nothing random happens"):
+        state.sample_chance(random.Random(1))
     assert state == game("Chicago", "Miami", "Phoenix", "Atlanta")
     over = play(game("Miami", "", "", "Phoenix"), "@miami", "HHHHHHHRRR", "@phoenix", "N" * 10)
     assert over.is_terminal

@@ -179,8 +179,8 @@ class Roll:
     counts: Counts
 
     def text(self) -> str:
-        """Face letters, heads first: ``HHRRRN``."""
-        return "".join(face.letter * n for face, n in zip(FACES, self.counts, strict=True))
+        """Face letters, heads first: ``HHRRRN`` (a malformed roll shows what it can)."""
+        return "".join(face.letter * n for face, n in zip(FACES, self.counts, strict=False))
 
     @property
     def dice(self) -> int:
