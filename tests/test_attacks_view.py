@@ -45,11 +45,12 @@ def test_a_scripted_person_can_play_every_phase(
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(cycle * 300) + "\n"))
     save = tmp_path / "human.mdr"
     args = ["play", "--game", "attacks", "-p", "human:Ann", "-p", "heuristic", "--seed", "3"]
-    code = main([*args, "--delay", "0", "--save", str(save)])
+    code = main([*args, "--delay", "0", "--hint", "--save", str(save)])
     out = capsys.readouterr().out
     assert code == 0, out[-2000:]
     assert "unknown command 'zzz'" in out and "Legal now:" in out
     assert "Nuke limit" in out and "Final scores" in out
+    assert "hint: planner: @" in out and "capture" in out  # the solver's numbers per target
     module, record = read_record(save.read_text())
     assert module.replay(record)[-1].is_terminal
 
