@@ -72,3 +72,20 @@ def test_cli_writes_json_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_cli_error_is_clear(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tournament", "cautious", "nobody", "-n", "2", "--quiet"]) == 2
     assert "unknown bot 'nobody'" in capsys.readouterr().err
+
+
+def test_mars_attacks_tournament_with_game_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["tournament", "--game", "attacks", "planner", "random", "-n", "4", "--quiet"]
+    assert main([*args, "--difficulty", "hard", "--end-stacks", "1"]) == 0
+    assert "Mars Attacks" in capsys.readouterr().out
+    bad = tmp_path / "cards.json"
+    bad.write_text("{not json")
+    assert main([*args, "--cards", str(bad)]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_martian_target_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "cautious", "random", "-n", "3", "--target", "5", "--quiet"]) == 0
+    assert "Mean score" in capsys.readouterr().out

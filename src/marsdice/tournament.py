@@ -16,7 +16,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from marsdice.bots import make_bot
@@ -181,9 +181,3 @@ def _standings(lineup: Sequence[str], results: Sequence[GameResult]) -> tuple[St
             )
         )
     return tuple(standings)
-
-
-def with_settings(variant: Any, **settings: Any) -> Any:
-    """The variant with some settings changed; ``None`` values are left as they are."""
-    chosen = {key: value for key, value in settings.items() if value is not None}
-    return replace(variant, **chosen) if chosen else variant

@@ -109,13 +109,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--hint", action="store_true", help="show the best move and its numbers before yours"
     )
     parser.add_argument("--list-bots", action="store_true", help="list the bots and exit")
+    add_game_options(parser)
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    """Each game's own settings, in a group per game (used by play and tournament alike)."""
     for game in sorted(VIEWS):
-        try:
-            view = game_view(game)
-        except ImportError:  # a game whose terminal view is not installed
-            continue
         title = game_module(game).TITLE
-        view.add_arguments(parser.add_argument_group(f"{title} options (--game {game})"))
+        game_view(game).add_arguments(parser.add_argument_group(f"{title} options (--game {game})"))
 
 
 def run(args: argparse.Namespace) -> int:

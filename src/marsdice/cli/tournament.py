@@ -11,9 +11,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
+from marsdice.cli.play import add_game_options, game_view
 from marsdice.core.errors import MarsDiceError
 from marsdice.games import GAMES, game_module
-from marsdice.tournament import TournamentResult, run_tournament, with_settings
+from marsdice.tournament import TournamentResult, run_tournament
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,10 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--games", type=int, default=1000, help="games to play")
     parser.add_argument("--seed", type=int, default=0, help="seed of the whole series")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="worker processes")
-    parser.add_argument("--target", type=int, help="Martian Dice: points that end the game")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write summary and games as JSON")
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write one row per game as CSV")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_game_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,8 +38,7 @@ def run(args: argparse.Namespace) -> int:
         for path in (args.json, args.csv):
             if path is not None and not path.parent.is_dir():
                 raise ValueError(f"cannot write {path}: folder {path.parent} does not exist")
-        module = game_module(args.game)
-        variant = with_settings(module.default_variant(len(args.bots)), target=args.target)
+        variant = game_view(args.game).make_variant(args, len(args.bots))
         with Progress(
             "[progress.description]{task.description}",
             BarColumn(),
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
                 variant=variant,
                 progress=lambda n: progress.advance(task, n),
             )
-    except (ValueError, TypeError, MarsDiceError) as error:
+    except (ValueError, TypeError, OSError, MarsDiceError) as error:
         errors.print(f"[red]error:[/] {error}")
         return 2
     console.print(standings_table(result))
