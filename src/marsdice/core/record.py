@@ -20,8 +20,9 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Final
 
 from marsdice.core.errors import MarsDiceError, RecordError
@@ -108,6 +109,24 @@ def replay_moves(start: Any, moves: Sequence[str]) -> list[Any]:
         except MarsDiceError as error:
             raise RecordError(f"move {index} ({move!r}): {error}") from error
     return states
+
+
+def commentary_lines(
+    states: Sequence[Any],
+    names: Sequence[str],
+    describe: Callable[[Any, Any, Sequence[str]], str | None],
+) -> list[tuple[int, str]]:
+    """Break a replayed game into lines for :meth:`GameRecord.dumps`: a line ends at each move
+    ``describe`` comments on (a finished turn, say), with that comment."""
+    lines: list[tuple[int, str]] = []
+    count = 0
+    for before, after in pairwise(states):
+        count += 1
+        comment = describe(before, after, names)
+        if comment is not None:
+            lines.append((count, comment))
+            count = 0
+    return lines
 
 
 def _players(tags: dict[str, str]) -> tuple[str, ...]:

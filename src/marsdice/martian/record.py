@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import pairwise
 from typing import Final
 
 from marsdice.core.errors import RecordError, VariantError
-from marsdice.core.record import GameRecord, replay_moves
+from marsdice.core.record import GameRecord, commentary_lines, replay_moves
 from marsdice.martian.rules import EARTHLINGS, Face, Phase, RolloffMode, State, Variant, new_game
 
 GAME: Final = "martian"
@@ -98,16 +97,7 @@ def make_record(
 
 def dumps(record: GameRecord) -> str:
     """The record's text, one turn (or roll-off roll) per line with a comment saying how it went."""
-    states = replay(record)
-    lines: list[tuple[int, str]] = []
-    count = 0
-    for before, after in pairwise(states):
-        count += 1
-        comment = describe_step(before, after, record.players)
-        if comment is not None:
-            lines.append((count, comment))
-            count = 0
-    return record.dumps(lines)
+    return record.dumps(commentary_lines(replay(record), record.players, describe_step))
 
 
 def describe_step(before: State, after: State, names: Sequence[str]) -> str | None:
