@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import pytest
 
 from marsdice.martian import STOP, Face, Roll, State, Take
@@ -32,3 +35,23 @@ def bust_turn(state: State) -> State:
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rich wraps at the terminal width; keep messages on one line for assertions."""
     monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Solved tables go to a fresh directory: no test reads or writes the user's cache, and
+    nothing depends on tables left by an earlier run (each test process solves them once)."""
+    from marsdice.solve import policy, solo, winprob
+    from marsdice.solve.batch import two_player_policies
+    from marsdice.solve.cache import CACHE_ENV
+
+    old = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("solver-cache"))
+    for cached in (winprob.winprob_table, solo.solo_table, two_player_policies):
+        cached.cache_clear()
+    policy._solutions.clear()
+    yield
+    if old is None:
+        del os.environ[CACHE_ENV]
+    else:
+        os.environ[CACHE_ENV] = old

@@ -3,9 +3,6 @@ the exact head-to-head values."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
@@ -19,26 +16,10 @@ from marsdice.solve.batch import (
     simulate_turns,
     two_player_policies,
 )
-from marsdice.solve.cache import CACHE_ENV
 from marsdice.solve.match import match_win_probability
 from marsdice.solve.turn import expected_score_solution, score_distribution
-from marsdice.solve.winprob import winprob_table
 
 ALPHA = 1e-3  # a fixed seed makes the outcome reproducible; this bounds a false alarm
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    directory = tmp_path_factory.mktemp("cache")
-    old = os.environ.get(CACHE_ENV)
-    os.environ[CACHE_ENV] = str(directory)
-    winprob_table.cache_clear()
-    two_player_policies.cache_clear()
-    yield directory
-    if old is None:
-        del os.environ[CACHE_ENV]
-    else:
-        os.environ[CACHE_ENV] = old
 
 
 def chi_square(observed: np.ndarray, probabilities: np.ndarray) -> tuple[float, int]:

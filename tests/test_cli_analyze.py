@@ -17,13 +17,6 @@ from marsdice.games import game_module
 from marsdice.martian import Phase, Variant, position
 
 
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MARSDICE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
 def test_position_builds_a_choice_after_the_turn_so_far() -> None:
     state = position(Variant(), (3, 4), seat=1, set_aside=(2, 0, 4, 0, 0), rolled=(1, 2, 1, 3, 0))
     assert state.phase is Phase.CHOOSE

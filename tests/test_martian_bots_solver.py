@@ -3,11 +3,8 @@ solo) the approximation and the fewest-turns policy doing what they claim."""
 
 from __future__ import annotations
 
-import os
 import random
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,28 +12,12 @@ import pytest
 from marsdice.bots import make_bot
 from marsdice.bots.martian_solver import ExpectedScoreBot, WinProbabilityBot
 from marsdice.martian import CONTINUE, STOP, Phase, Roll, State, Take, Variant, new_game
-from marsdice.solve.batch import simulate_games, two_player_policies
-from marsdice.solve.cache import CACHE_ENV
+from marsdice.solve.batch import simulate_games
 from marsdice.solve.multi import turn_utility_multi
 from marsdice.solve.policy import analyze, best_action, turn_utility
-from marsdice.solve.solo import solo_table, solve_solo
+from marsdice.solve.solo import solve_solo
 from marsdice.solve.turn import solve_turn
 from marsdice.solve.winprob import turn_utilities, winprob_table
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    directory = tmp_path_factory.mktemp("cache")
-    old = os.environ.get(CACHE_ENV)
-    os.environ[CACHE_ENV] = str(directory)
-    winprob_table.cache_clear()
-    solo_table.cache_clear()
-    two_player_policies.cache_clear()
-    yield directory
-    if old is None:
-        del os.environ[CACHE_ENV]
-    else:
-        os.environ[CACHE_ENV] = old
 
 
 def play(variant: Variant, names: list[str], seed: int) -> State:

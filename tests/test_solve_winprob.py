@@ -3,14 +3,12 @@ iteration, the disk cache, and exact head-to-head evaluation."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from marsdice.solve.cache import CACHE_ENV, table_path
+from marsdice.solve.cache import table_path
 from marsdice.solve.match import match_win_probability
 from marsdice.solve.model import turn_model
 from marsdice.solve.turn import solve_turn
@@ -21,21 +19,6 @@ from marsdice.solve.winprob import (
     turn_utilities,
     winprob_table,
 )
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Tables go to a fresh directory: nothing depends on a cache left by earlier runs."""
-    directory = tmp_path_factory.mktemp("cache")
-    old = os.environ.get(CACHE_ENV)
-    os.environ[CACHE_ENV] = str(directory)
-    winprob_table.cache_clear()
-    yield directory
-    winprob_table.cache_clear()
-    if old is None:
-        del os.environ[CACHE_ENV]
-    else:
-        os.environ[CACHE_ENV] = old
 
 
 @pytest.fixture(scope="module")
