@@ -76,7 +76,11 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from marsdice.cli.atlas import draw_atlas
 
-        draw_atlas(args.plot, target=args.target, dice=args.dice)
+        try:
+            draw_atlas(args.plot, target=args.target, dice=args.dice)
+        except ImportError:
+            errors.print("[red]error:[/] plots need matplotlib: pip install 'marsdice[plot]'")
+            return 2
         console.print(f"Strategy atlas written to [bold]{args.plot}[/].")
     if state is None and args.plot is None:
         errors.print("[red]error:[/] give a position (--aside and/or --roll) or --plot FILE")
