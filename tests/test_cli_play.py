@@ -10,9 +10,10 @@ import pytest
 from rich.console import Console
 
 from marsdice.cli.main import main
+from marsdice.cli.martian_view import commands_line
 from marsdice.cli.play import PlaySession, Seat, game_view
 from marsdice.games import game_module, read_record
-from marsdice.martian import Variant
+from marsdice.martian import Variant, position
 
 
 def test_bots_play_a_seeded_game_and_save_it(
@@ -148,3 +149,13 @@ def test_replay_of_a_missing_or_bad_file(
 def test_list_bots(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--list-bots"]) == 0
     assert "cautious" in capsys.readouterr().out
+
+
+def test_command_line_shows_the_letters_people_type() -> None:
+    state = position(Variant(), (0, 0), set_aside=(0, 0, 0, 0, 0), rolled=(1, 3, 3, 3, 3))
+    line = commands_line(state)
+    assert line == "take: r rays · h humans · c cows · k chickens · ? help"
+    for letter, name in (("r", "rays"), ("h", "humans"), ("c", "cows"), ("k", "chickens")):
+        assert state.parse_action(letter).text() == name
+    decide = position(Variant(), (0, 0), set_aside=(1, 2, 3, 0, 0))
+    assert commands_line(decide) == "s stop and score 3 · g roll the 7 dice left"

@@ -212,18 +212,23 @@ def render_final(console: Console, state: State, names: Sequence[str]) -> None:
     console.print(f"[bold green]{winners} {verb}![/]")
 
 
+def takes(state: State) -> list[tuple[str, str]]:
+    """Each face type that may be taken, with the letter a person types (k for chickens)."""
+    return [(a.face.letter.lower(), a.text()) for a in state.legal_actions() if isinstance(a, Take)]
+
+
 def commands_line(state: State) -> str:
     """The moves open right now, with their one-letter forms."""
     if state.phase is Phase.DECIDE:
         return f"s stop and score {state.turn_score} · g roll the {state.dice_left} dice left"
-    takes = " · ".join(f"{a.text()[0]} {a.text()}" for a in state.legal_actions())
-    return f"take: {takes} · ? help"
+    options = " · ".join(f"{letter} {name}" for letter, name in takes(state))
+    return f"take: {options} · ? help"
 
 
 def help_text(state: State) -> str:
     if state.phase is Phase.DECIDE:
         return "Type [bold]s[/] (stop and score) or [bold]g[/] (roll the dice left again)."
-    legal = ", ".join(f"[bold]{a.text()}[/] ({a.text()[0]})" for a in state.legal_actions())
+    legal = ", ".join(f"[bold]{name}[/] ({letter})" for letter, name in takes(state))
     return f"Take one face type from the table: {legal}. 'quit' leaves the game."
 
 
