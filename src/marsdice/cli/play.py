@@ -183,8 +183,7 @@ class PlaySession:
         finished = False
         try:
             while not state.is_terminal:
-                action = self._next_action(state, rng)
-                after = state.apply(action)
+                action, after = self._next_move(state, rng)
                 moves.append(action.text())
                 self.view.render_step(self.console, state, action, after, self.names)
                 if self._is_bot_move(state) and self.delay:
@@ -202,15 +201,19 @@ class PlaySession:
     def _is_bot_move(self, state: Any) -> bool:
         return not state.is_chance_node and self.seats[state.current_player].bot is not None
 
-    def _next_action(self, state: Any, rng: random.Random) -> Any:
+    def _next_move(self, state: Any, rng: random.Random) -> tuple[Any, Any]:
+        """The next action and the state after it (a person's move is applied once, when
+        it is checked)."""
         if state.is_chance_node:
-            return state.sample_chance(rng)
-        seat = self.seats[state.current_player]
-        if seat.bot is not None:
-            return seat.bot.choose(state)
-        return self._ask(state, seat)
+            action = state.sample_chance(rng)
+        else:
+            seat = self.seats[state.current_player]
+            if seat.bot is None:
+                return self._ask(state, seat)
+            action = seat.bot.choose(state)
+        return action, state.apply(action)
 
-    def _ask(self, state: Any, seat: Seat) -> Any:
+    def _ask(self, state: Any, seat: Seat) -> tuple[Any, Any]:
         self.view.render_board(self.console, state, self.names)
         if self.hints:
             hint = self.view.hint(state)
@@ -226,11 +229,9 @@ class PlaySession:
                 continue
             try:
                 action = state.parse_action(text)
-                state.apply(action)  # validates; the loop applies it again
+                return action, state.apply(action)
             except MarsDiceError as error:
                 self.console.print(f"[red]{error}[/]")
-                continue
-            return action
 
     def _save(self, path: Path, start: Any, moves: list[str], seed: int | None) -> None:
         tags = [("Date", time.strftime("%Y.%m.%d"))]
