@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Final
@@ -47,6 +47,10 @@ class GameRecord:
     @property
     def tag_map(self) -> Mapping[str, str]:
         return dict(self.tags)
+
+    def with_moves(self, moves: Iterable[str]) -> GameRecord:
+        """The same game with other moves (a truncated or edited record)."""
+        return GameRecord(self.game, self.players, self.tags, tuple(moves))
 
     def dumps(self, lines: Sequence[tuple[int, str]] = ()) -> str:
         """The record as text. ``lines`` breaks the move text into lines: each entry is the
