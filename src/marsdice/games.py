@@ -1,80 +1,64 @@
-"""The games this package knows, each reached through one module of a common shape.
+"""The games this package knows: each is one :class:`~marsdice.core.game.Game` object,
+registered here once. Its bots and terminal view are named by the object itself, so adding a
+game means writing its package and adding one line to :data:`REGISTERED`.
 
-Everything above the engines (CLI, tournaments, server) goes through :func:`game_module`, so
-adding a game means adding its module here, not editing every caller.
-
->>> game_module("martian").TITLE
+>>> get_game("martian").title
 'Martian Dice'
+>>> sorted(game_names())
+['attacks', 'martian']
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Sequence
+from functools import cache
 from importlib import import_module
-from typing import Any, Final, Protocol, cast
+from typing import Final
 
 from marsdice.core.errors import RecordError
+from marsdice.core.game import Game
 from marsdice.core.record import GameRecord
 
-#: game name -> the module implementing :class:`GameModule` for it
-GAMES: Final = {
-    "martian": "marsdice.martian.record",
-    "attacks": "marsdice.attacks.record",
-}
+#: each game's object as ``"module:attribute"`` (the engines are standard library only, so
+#: importing them is cheap; the indirection keeps this module free of import cycles)
+REGISTERED: Final = (
+    "marsdice.martian.game:GAME",
+    "marsdice.attacks.game:GAME",
+)
 
 
-class GameModule(Protocol):
-    """What a game offers the layers above the engines."""
-
-    GAME: str
-    TITLE: str
-
-    def default_variant(self, players: int) -> Any:
-        """The standard rules for this many players."""
-        ...
-
-    def start(self, variant: Any, rng: random.Random) -> Any:
-        """The opening state; hidden setup (a shuffled deck) is drawn from ``rng``."""
-        ...
-
-    def make_record(
-        self,
-        players: Sequence[str],
-        start: Any,
-        moves: Iterable[str],
-        extra_tags: Sequence[tuple[str, str]] = (),
-    ) -> GameRecord:
-        """A record from the opening state and the moves' notation (Result tag filled in)."""
-        ...
-
-    def replay(self, record: GameRecord) -> list[Any]:
-        """Every state of a recorded game; raises RecordError on a bad record."""
-        ...
-
-    def dumps(self, record: GameRecord) -> str:
-        """The record's text with one line per turn and commentary."""
-        ...
-
-    def describe_step(self, before: Any, after: Any, names: Sequence[str]) -> str | None:
-        """A line of commentary when a move ends a turn (or similar), else None."""
-        ...
-
-    def result_text(self, state: Any, names: Sequence[str]) -> str:
-        """Final (or current) totals and the winner."""
-        ...
+@cache
+def _registry() -> dict[str, Game]:
+    games: dict[str, Game] = {}
+    for path in REGISTERED:
+        module, _, attribute = path.partition(":")
+        game = getattr(import_module(module), attribute)
+        if not isinstance(game, Game):
+            raise TypeError(f"{path} is not a Game")
+        games[game.name] = game
+    return games
 
 
-def game_module(name: str) -> GameModule:
-    """The module of a game by name; an unknown name gets a message listing the known ones."""
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}: choose one of {', '.join(sorted(GAMES))}")
-    return cast(GameModule, import_module(GAMES[name]))
+def game_names() -> tuple[str, ...]:
+    """The registered games' names, in registration order."""
+    return tuple(_registry())
 
 
-def read_record(text: str) -> tuple[GameModule, GameRecord]:
+def all_games() -> tuple[Game, ...]:
+    return tuple(_registry().values())
+
+
+def get_game(name: str) -> Game:
+    """A game by name; an unknown name gets a message listing the known ones."""
+    games = _registry()
+    if name not in games:
+        raise ValueError(f"unknown game {name!r}: choose one of {', '.join(sorted(games))}")
+    return games[name]
+
+
+def read_record(text: str) -> tuple[Game, GameRecord]:
     """Parse a record of any known game."""
     record = GameRecord.loads(text)
-    if record.game not in GAMES:
-        raise RecordError(f"unknown game {record.game!r}: known games are {', '.join(GAMES)}")
-    return game_module(record.game), record
+    games = _registry()
+    if record.game not in games:
+        raise RecordError(f"unknown game {record.game!r}: known games are {', '.join(games)}")
+    return games[record.game], record

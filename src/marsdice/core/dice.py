@@ -72,3 +72,29 @@ def roll_dice(rng: random.Random, n: int, die: Sequence[int], kinds: int) -> Cou
     for _ in range(n):
         counts[die[rng.randrange(len(die))]] += 1
     return tuple(counts)
+
+
+def roll_text(counts: Counts, letters: str) -> str:
+    """A roll as face letters in face order (a malformed roll shows what it can).
+
+    >>> roll_text((2, 0, 1), "HRN")
+    'HHN'
+    """
+    return "".join(letter * n for letter, n in zip(letters, counts, strict=False))
+
+
+def parse_roll(text: str, letters: str, example: str) -> Counts:
+    """Read face letters in any order, case-insensitive, into counts per face kind.
+
+    >>> parse_roll("nrhh", "HRN", "HHRRN")
+    (2, 1, 1)
+    """
+    from marsdice.core.errors import ActionParseError
+
+    shown = text.strip().upper()
+    if not shown or any(ch not in letters for ch in shown):
+        raise ActionParseError(
+            f"a roll is written as face letters {', '.join(letters)} (e.g. {example}), "
+            f"got {text!r}"
+        )
+    return tuple(shown.count(letter) for letter in letters)

@@ -1,16 +1,43 @@
-"""The shape every game state follows: explicit chance, legal actions, returns."""
+"""The contract every game follows, and the one loop that drives any of them.
+
+Three layers, each small:
+
+- :class:`GameState`: one immutable position with explicit chance (OpenSpiel's shape): legal
+  actions, exact chance outcomes, ``apply``, ``returns``, plus the few facts every layer above
+  needs the same way for every game (scores, winners, placings, turns, rounds) and the
+  structured :class:`Event` values the last step produced.
+- :class:`Game`: one object per game, registered once in :mod:`marsdice.games`: its name and
+  player range, its variant to and from JSON-ready parameters, the opening, records, player
+  views (:meth:`Game.observe`), the redacted move log and integer encodings, and the names
+  of the bots and terminal view the layers above load for it.
+- :func:`play_steps` / :func:`play_out`: the one drive-the-game loop (tournaments, the terminal
+  game, tests, benchmarks and later the server all use it).
+
+Standard library only.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
-from typing import Protocol, Self, TypeVar
+from typing import ClassVar, Protocol, Self, TypeAlias
+
+from marsdice.core.errors import IllegalActionError, RecordError
+from marsdice.core.record import GameRecord, commentary_lines, replay_moves
 
 #: ``current_player`` at a chance node: the dice, not a player, act next.
 CHANCE = -1
 #: ``current_player`` once the game is over.
 TERMINAL = -2
+
+#: A value that :func:`json.dumps` writes as it is.
+JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
+JSONObject: TypeAlias = "dict[str, JSON]"
 
 
 class Action(Protocol):
@@ -21,11 +48,75 @@ class Action(Protocol):
         ...
 
 
-ActionT = TypeVar("ActionT", bound=Action)
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened in one step (a capture, a bomb, a token moved...).
+
+    Subclasses are small frozen dataclasses of plain values (ints, strs, bools, enums, tuples
+    of those) with a ``kind`` naming them; views and records render text from them, never the
+    other way round.
+
+    >>> @dataclass(frozen=True, slots=True)
+    ... class Scored(Event):
+    ...     kind: ClassVar[str] = "scored"
+    ...     seat: int
+    ...     points: int
+    >>> Scored(seat=1, points=4).to_json()
+    {'type': 'scored', 'seat': 1, 'points': 4}
+    """
+
+    kind: ClassVar[str] = "event"
+
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"type": self.kind}
+        for item in dataclasses.fields(self):
+            out[item.name] = to_json(getattr(self, item.name))
+        return out
 
 
-class GameState(Protocol[ActionT]):
-    """One immutable position of a game; ``apply`` returns a new state."""
+def to_json(value: object) -> JSON:
+    """Plain values as JSON: enums by value, tuples as lists, events and dataclasses as objects.
+
+    >>> to_json((1, (2, "x"), None))
+    [1, [2, 'x'], None]
+    """
+    if value is None or isinstance(value, bool | int | float | str):
+        if isinstance(value, Enum):
+            return to_json(value.value)
+        return value
+    if isinstance(value, Enum):
+        return to_json(value.value)
+    if isinstance(value, Event):
+        return value.to_json()
+    if isinstance(value, tuple | list):
+        return [to_json(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): to_json(item) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise TypeError(f"{type(value).__name__} has no JSON form")
+
+
+class Variant(Protocol):
+    """What the generic layers know of a game's settings: how many seats."""
+
+    @property
+    def players(self) -> int: ...
+
+
+class GameState(Protocol):
+    """One immutable position of a game; ``apply`` returns a new state.
+
+    The meaning of the shared facts is the same in every game:
+
+    - ``scores``: each seat's points now (Martian Dice: total; Mars Attacks: VP).
+    - ``winners``: the seats that won, once the game is over (empty before).
+    - ``placings()``: each seat's final place, 1 = won; equal seats share a place.
+    - ``turns``: turns each seat has finished, extra turns included.
+    - ``rounds``: rounds begun: a round is every seat's regular turn in seat order, so an
+      extra turn (Mars Attacks) or a roll-off never starts one.
+    - ``events``: what the step that produced this state did, in order.
+    """
 
     @property
     def current_player(self) -> int:
@@ -38,14 +129,288 @@ class GameState(Protocol[ActionT]):
     @property
     def is_chance_node(self) -> bool: ...
 
-    def legal_actions(self) -> Sequence[ActionT]: ...
+    @property
+    def players(self) -> int: ...
 
-    def chance_outcomes(self) -> Sequence[tuple[ActionT, Fraction]]: ...
+    @property
+    def scores(self) -> tuple[int, ...]: ...
 
-    def sample_chance(self, rng: random.Random) -> ActionT: ...
+    @property
+    def winners(self) -> tuple[int, ...]: ...
 
-    def apply(self, action: ActionT) -> Self: ...
+    @property
+    def turns(self) -> tuple[int, ...]: ...
 
-    def parse_action(self, text: str) -> ActionT: ...
+    @property
+    def rounds(self) -> int: ...
+
+    @property
+    def events(self) -> tuple[Event, ...]: ...
+
+    def placings(self) -> tuple[int, ...]: ...
+
+    def legal_actions(self) -> Sequence[Action]: ...
+
+    def chance_outcomes(self) -> Sequence[tuple[Action, Fraction]]: ...
+
+    def sample_chance(self, rng: random.Random) -> Action: ...
+
+    def apply(self, action: Action) -> Self:
+        """The next state; an action that is not legal here (or not of this game) raises
+        :class:`IllegalActionError` and changes nothing."""
+        ...
+
+    def parse_action(self, text: str) -> Action: ...
 
     def returns(self) -> tuple[float, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A bot a game offers, by name; ``factory`` is ``"module:callable"``, imported only when
+    the bot is built (so listing bots never loads numpy or solver tables)."""
+
+    name: str
+    description: str
+    factory: str
+
+
+class Game(ABC):
+    """One game as every layer above the engines sees it. Subclasses fill in the rules-specific
+    parts; records, replay and encodings' bookkeeping are shared here."""
+
+    #: short name used on the command line, in records and in URLs
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: bots by name, in the order they are listed; the first is the default opponent
+    bots: ClassVar[tuple[BotSpec, ...]] = ()
+    #: the terminal view module (``marsdice.cli...``), imported by the CLI only
+    view: ClassVar[str] = ""
+    #: the bot ``marsdice play`` seats against you by default
+    default_opponent: ClassVar[str] = "random"
+
+    # -- variants --
+
+    @abstractmethod
+    def default_variant(self, players: int) -> Variant:
+        """The standard rules for this many players (VariantError out of range)."""
+
+    @abstractmethod
+    def variant_to_params(self, variant: Variant) -> JSONObject:
+        """The settings as plain JSON-ready values; :meth:`variant_from_params` reads them back."""
+
+    @abstractmethod
+    def variant_from_params(self, params: Mapping[str, JSON]) -> Variant:
+        """Settings from plain values (missing ones take the defaults). A bad value or an
+        unknown key raises :class:`VariantError` whose message starts with the field's name."""
+
+    # -- play --
+
+    @abstractmethod
+    def start(self, variant: Variant, rng: random.Random) -> GameState:
+        """The opening state; hidden setup (a shuffled deck) is drawn from ``rng``."""
+
+    @abstractmethod
+    def setup_tags(self, start: GameState) -> tuple[tuple[str, str], ...]:
+        """Record tags that rebuild ``start``: the variant and any hidden setup (the deal)."""
+
+    @abstractmethod
+    def opening(self, record: GameRecord) -> GameState:
+        """The opening state a record's tags describe; raises :class:`RecordError`."""
+
+    @abstractmethod
+    def describe_step(self, before: GameState, after: GameState, names: Sequence[str]) -> str | None:
+        """A line of commentary when a step ends a turn (or a roll-off roll), else None.
+        Rendered from ``after.events``."""
+
+    @abstractmethod
+    def result_text(self, state: GameState, names: Sequence[str]) -> str:
+        """Final (or current) totals and the winners, for the Result tag."""
+
+    # -- views --
+
+    @abstractmethod
+    def observe(self, state: GameState, viewer: int | None) -> JSONObject:
+        """What ``viewer`` (a seat, or ``None`` for a spectator) may see, JSON-ready: enough to
+        draw the game and list the legal actions, and nothing hidden from that viewer.
+
+        Every game's view has at least the keys ``game``, ``viewer``, ``players``, ``phase``,
+        ``current_player``, ``scores``, ``turns``, ``rounds``, ``winners``, ``events`` (the
+        last step's, as JSON), ``legal_actions`` (notation; empty unless the viewer is to
+        act) and ``board`` (the game's own layout).
+        """
+
+    def redact(self, before: GameState, action: Action, viewer: int | None) -> str:
+        """The notation of ``action`` (played in ``before``) as ``viewer`` may see it: the full
+        text, unless it reveals something hidden (a card drawn face down)."""
+        del before, viewer
+        return action.text()
+
+    def redacted_log(
+        self, start: GameState, moves: Sequence[Action], viewer: int | None
+    ) -> list[str]:
+        """The move log as ``viewer`` may see it."""
+        out = []
+        state = start
+        for action in moves:
+            out.append(self.redact(state, action, viewer))
+            state = state.apply(action)
+        return out
+
+    # -- integer encodings (for the research interfaces) --
+
+    @abstractmethod
+    def num_actions(self, variant: Variant) -> int:
+        """Size of the fixed player-action space of this variant."""
+
+    @abstractmethod
+    def encode_action(self, state: GameState, action: Action) -> int:
+        """The index of a player action (not a chance outcome) in ``range(num_actions)``."""
+
+    @abstractmethod
+    def decode_action(self, state: GameState, index: int) -> Action:
+        """The player action with this index (legal or not); ValueError out of range."""
+
+    @abstractmethod
+    def num_chance_outcomes(self, variant: Variant) -> int:
+        """Size of the fixed chance-outcome space of this variant."""
+
+    @abstractmethod
+    def encode_chance(self, state: GameState, outcome: Action) -> int:
+        """The index of a chance outcome of ``state`` in ``range(num_chance_outcomes)``."""
+
+    @abstractmethod
+    def decode_chance(self, state: GameState, index: int) -> Action:
+        """The chance outcome with this index; ValueError out of range."""
+
+    def legal_mask(self, state: GameState) -> tuple[bool, ...]:
+        """One flag per player action: legal now or not (all False at a chance node)."""
+        variant = self.variant_of(state)
+        mask = [False] * self.num_actions(variant)
+        if not state.is_chance_node and not state.is_terminal:
+            for action in state.legal_actions():
+                mask[self.encode_action(state, action)] = True
+        return tuple(mask)
+
+    @abstractmethod
+    def variant_of(self, state: GameState) -> Variant:
+        """The settings a state is played under."""
+
+    # -- records (shared) --
+
+    def make_record(
+        self,
+        players: Sequence[str],
+        start: GameState,
+        moves: Sequence[str],
+        extra_tags: Sequence[tuple[str, str]] = (),
+    ) -> GameRecord:
+        """A record of a game so far from its opening state; the Result tag from a replay."""
+        if len(players) != start.players:
+            raise RecordError(f"{start.players} players in the game but {len(players)} names")
+        base = GameRecord(self.name, tuple(players), self.setup_tags(start), tuple(moves))
+        final = self.replay(base)[-1]
+        tags = (*base.tags, *extra_tags, ("Result", self.result_text(final, players)))
+        return GameRecord(self.name, base.players, tags, base.moves)
+
+    def replay(self, record: GameRecord) -> list[GameState]:
+        """Every state of a recorded game, opening included; RecordError names a bad move."""
+        if record.game != self.name:
+            raise RecordError(f"not a {self.title} record: [Game {record.game!r}]")
+        return replay_moves(self.opening(record), record.moves)
+
+    def dumps(self, record: GameRecord) -> str:
+        """The record's text, one line per turn with commentary."""
+        names = record.players
+        return record.dumps(commentary_lines(self.replay(record), names, self.describe_step))
+
+
+# --- the one loop ----------------------------------------------------------------------------
+
+#: Chooses an action for the player to act in a state (a bot, a person at a prompt, a client).
+Agent = Callable[[GameState], Action]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One applied action: the state before, the action, the state after."""
+
+    before: GameState
+    action: Action
+    after: GameState
+
+
+def play_steps(
+    state: GameState,
+    agents: Sequence[Agent],
+    rng: random.Random,
+    *,
+    max_steps: int | None = None,
+) -> Iterator[Step]:
+    """Drive a game from ``state``: chance nodes are sampled with ``rng``, each seat's agent
+    chooses at its decisions. Yields every step; stops at the end (or after ``max_steps``).
+
+    An agent's illegal action raises :class:`IllegalActionError` naming the seat.
+    """
+    if len(agents) != state.players:
+        raise ValueError(f"{state.players} seats but {len(agents)} agents")
+    count = 0
+    while not state.is_terminal and (max_steps is None or count < max_steps):
+        if state.is_chance_node:
+            action = state.sample_chance(rng)
+            after = state.apply(action)
+        else:
+            seat = state.current_player
+            action = agents[seat](state)
+            try:
+                after = state.apply(action)
+            except IllegalActionError as error:
+                raise IllegalActionError(f"seat {seat + 1}: {error}") from error
+        yield Step(state, action, after)
+        state = after
+        count += 1
+
+
+@dataclass(frozen=True, slots=True)
+class Playthrough:
+    """A game driven to its end: the opening, every action, the final state."""
+
+    start: GameState
+    actions: tuple[Action, ...]
+    final: GameState
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """The actions in notation, as a record keeps them."""
+        return tuple(action.text() for action in self.actions)
+
+
+def play_out(
+    state: GameState,
+    agents: Sequence[Agent],
+    rng: random.Random,
+    *,
+    on_step: Callable[[Step], None] | None = None,
+    max_steps: int | None = None,
+) -> Playthrough:
+    """Play from ``state`` to the end (see :func:`play_steps`) and return the whole game."""
+    actions: list[Action] = []
+    final = state
+    for step in play_steps(state, agents, rng, max_steps=max_steps):
+        actions.append(step.action)
+        final = step.after
+        if on_step is not None:
+            on_step(step)
+    return Playthrough(state, tuple(actions), final)
+
+
+def chance_agent(rng: random.Random) -> Agent:
+    """An agent playing uniformly random legal actions (a baseline and a fuzzer)."""
+
+    def choose(state: GameState) -> Action:
+        return rng.choice(list(state.legal_actions()))
+
+    return choose
+

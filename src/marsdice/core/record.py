@@ -23,9 +23,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from marsdice.core.errors import MarsDiceError, RecordError
+
+if TYPE_CHECKING:
+    from marsdice.core.game import GameState
 
 _TAG: Final = re.compile(r'^\[(?P<key>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\\]|\\.)*)"\]$')
 _PLAYER: Final = re.compile(r"^Player(?P<n>[1-9][0-9]*)$")
@@ -95,7 +98,7 @@ class GameRecord:
         return cls(game, players, tuple(tags.items()), tuple(moves))
 
 
-def replay_moves(start: Any, moves: Sequence[str]) -> list[Any]:
+def replay_moves(start: GameState, moves: Sequence[str]) -> list[GameState]:
     """Apply each move's notation in turn from ``start``; return every state, start included.
 
     Raises :class:`RecordError` naming the move that fails.
@@ -113,9 +116,9 @@ def replay_moves(start: Any, moves: Sequence[str]) -> list[Any]:
 
 
 def commentary_lines(
-    states: Sequence[Any],
+    states: Sequence[GameState],
     names: Sequence[str],
-    describe: Callable[[Any, Any, Sequence[str]], str | None],
+    describe: Callable[[GameState, GameState, Sequence[str]], str | None],
 ) -> list[tuple[int, str]]:
     """Break a replayed game into lines for :meth:`GameRecord.dumps`: a line ends at each move
     ``describe`` comments on (a finished turn, say), with that comment."""
