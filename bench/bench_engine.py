@@ -9,19 +9,15 @@ import random
 import time
 
 from marsdice.bots import make_bot
+from marsdice.core.game import play_out
 from marsdice.martian import Variant, new_game
 
 
 def play(seed: int) -> int:
     rng = random.Random(seed)
     bots = [make_bot("martian", "cautious"), make_bot("martian", "cautious")]
-    state = new_game(Variant(players=2))
-    while not state.is_terminal:
-        if state.is_chance_node:
-            state = state.apply(state.sample_chance(rng))
-        else:
-            state = state.apply(bots[state.current_player].choose(state))
-    return sum(state.turns)
+    final = play_out(new_game(Variant(players=2)), [bot.choose for bot in bots], rng).final
+    return sum(final.turns)
 
 
 def main() -> None:

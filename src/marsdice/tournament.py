@@ -13,14 +13,15 @@ every seat equally often.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import random
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+import signal
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from marsdice.bots import make_bot
-from marsdice.games import game_module
+from marsdice.core.game import JSONObject, Variant, play_out
+from marsdice.games import get_game
 
 #: z for a two-sided 95% interval
 Z95 = 1.959963984540054
@@ -59,9 +60,12 @@ class TournamentResult:
     standings: tuple[Standing, ...]
     mean_rounds: float
     results: tuple[GameResult, ...]
+    #: True when the series was interrupted: ``results`` holds the games finished by then
+    partial: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> JSONObject:
+        data: JSONObject = asdict(self)
+        return data
 
 
 def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -80,28 +84,30 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def play_one(game: str, lineup: Sequence[str], index: int, seed: int, variant: Any) -> GameResult:
+def play_one(
+    game: str, lineup: Sequence[str], index: int, seed: int, variant: Variant
+) -> GameResult:
     """Play game ``index`` of a series to the end."""
-    module = game_module(game)
     shift = index % len(lineup)
     seats = tuple(lineup[shift:]) + tuple(lineup[:shift])
     rng = random.Random(f"{seed}:{index}")
     bots = [make_bot(game, name, seed=rng.randrange(2**32)) for name in seats]
-    state = module.start(variant, rng)
-    while not state.is_terminal:
-        if state.is_chance_node:
-            action = state.sample_chance(rng)
-        else:
-            action = bots[state.current_player].choose(state)
-        state = state.apply(action)
-    turns = getattr(state, "turns", None)
-    rounds = max(turns) if isinstance(turns, tuple) and turns else 0
-    return GameResult(index, seats, tuple(state.scores), tuple(state.returns()), rounds)
+    start = get_game(game).start(variant, rng)
+    final = play_out(start, [bot.choose for bot in bots], rng).final
+    return GameResult(index, seats, final.scores, final.returns(), final.rounds)
 
 
-def _play_chunk(args: tuple[str, tuple[str, ...], range, int, Any]) -> list[GameResult]:
-    game, lineup, indices, seed, variant = args
+_Task = tuple[str, tuple[str, ...], range, int, Variant]
+
+
+def _play_chunk(task: _Task) -> list[GameResult]:
+    game, lineup, indices, seed, variant = task
     return [play_one(game, lineup, i, seed, variant) for i in indices]
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them and keeps what is finished."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_tournament(
@@ -111,10 +117,14 @@ def run_tournament(
     games: int,
     seed: int = 0,
     jobs: int = 1,
-    variant: Any = None,
+    variant: Variant | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> TournamentResult:
-    """Play ``games`` games between the bots of ``lineup`` (one per seat; a name may repeat)."""
+    """Play ``games`` games between the bots of ``lineup`` (one per seat; a name may repeat).
+
+    Ctrl-C (KeyboardInterrupt) stops the series at once: the result then holds the games
+    finished so far and ``partial`` is True.
+    """
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, got {games}")
     if jobs < 1:
@@ -122,37 +132,54 @@ def run_tournament(
     lineup = tuple(lineup)
     if len(lineup) < 2:
         raise ValueError("a tournament needs at least two seats (name a bot twice for self-play)")
-    module = game_module(game)
-    variant = variant if variant is not None else module.default_variant(len(lineup))
+    found = get_game(game)
+    variant = variant if variant is not None else found.default_variant(len(lineup))
+    if variant.players != len(lineup):
+        raise ValueError(f"the variant has {variant.players} seats but {len(lineup)} bots")
     for name in set(lineup):
         make_bot(game, name)  # fails fast on an unknown name, before any process starts
+    results: list[GameResult] = []
+    partial = False
+    try:
+        for done in _results(game, lineup, games, seed, jobs, variant):
+            results += done
+            if progress:
+                progress(len(done))
+    except KeyboardInterrupt:
+        partial = True
+    results.sort(key=lambda r: r.index)
+    return TournamentResult(
+        game=game,
+        lineup=lineup,
+        games=len(results),
+        seed=seed,
+        standings=_standings(lineup, results),
+        mean_rounds=sum(r.rounds for r in results) / len(results) if results else 0.0,
+        results=tuple(results),
+        partial=partial,
+    )
+
+
+def _results(
+    game: str, lineup: tuple[str, ...], games: int, seed: int, jobs: int, variant: Variant
+) -> Iterator[list[GameResult]]:
+    """Finished games in batches: one at a time in this process, or chunks from workers."""
+    if jobs == 1:
+        for index in range(games):
+            yield [play_one(game, lineup, index, seed, variant)]
+        return
     chunk = max(1, min(50, games // (jobs * 4) or 1))
     tasks = [
         (game, lineup, range(start, min(games, start + chunk)), seed, variant)
         for start in range(0, games, chunk)
     ]
-    results: list[GameResult] = []
-    if jobs == 1:
-        for task in tasks:
-            results += _play_chunk(task)
-            if progress:
-                progress(len(task[2]))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for done in pool.map(_play_chunk, tasks):
-                results += done
-                if progress:
-                    progress(len(done))
-    results.sort(key=lambda r: r.index)
-    return TournamentResult(
-        game=game,
-        lineup=lineup,
-        games=games,
-        seed=seed,
-        standings=_standings(lineup, results),
-        mean_rounds=sum(r.rounds for r in results) / len(results),
-        results=tuple(results),
-    )
+    pool = multiprocessing.Pool(processes=jobs, initializer=_ignore_interrupts)
+    try:
+        yield from pool.imap_unordered(_play_chunk, tasks)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def _standings(lineup: Sequence[str], results: Sequence[GameResult]) -> tuple[Standing, ...]:
@@ -174,10 +201,10 @@ def _standings(lineup: Sequence[str], results: Sequence[GameResult]) -> tuple[St
                 name=name,
                 games=seats_played,
                 wins=wins,
-                win_rate=wins / seats_played,
+                win_rate=wins / seats_played if seats_played else 0.0,
                 ci_low=low,
                 ci_high=high,
-                mean_score=total / seats_played,
+                mean_score=total / seats_played if seats_played else 0.0,
             )
         )
     return tuple(standings)

@@ -1,60 +1,41 @@
 """``marsdice play``: a game in the terminal for people and bots, either game.
 
-The loop is the same for both games: chance nodes are rolled with a seeded generator, bots
-choose through the bot protocol, people type moves in the game's notation. Everything a game
-shows lives in its view module (:mod:`marsdice.cli.martian_view`, ...).
+The loop is the same for both games and is :func:`marsdice.core.game.play_steps`: chance nodes
+are rolled with a seeded generator, bots choose through the bot protocol, people type moves in
+the game's notation. Everything a game shows lives in its view module (see
+:mod:`marsdice.cli.view`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
-from typing import Any, Final, Protocol, cast
+from typing import Final
 
 from rich.console import Console
+from rich.markup import escape
 
 from marsdice.bots import Bot, available_bots, make_bot
+from marsdice.cli.files import check_output_path, write_text_safely
+from marsdice.cli.view import GameView, game_view
 from marsdice.core.errors import MarsDiceError
-from marsdice.games import GAMES, GameModule, game_module
+from marsdice.core.game import Action, Agent, Game, GameState, Step, Variant, play_steps
+from marsdice.games import all_games, game_names, get_game
 
-#: game -> its terminal view module
-VIEWS: Final = {
-    "martian": "marsdice.cli.martian_view",
-    "attacks": "marsdice.cli.attacks_view",
-}
 QUIT_WORDS: Final = frozenset({"quit", "exit", "q"})
-HELP_WORDS: Final = frozenset({"help", "?"})
+HELP_WORDS: Final = frozenset({"help", "h?", "commands"})
+RULES_WORDS: Final = frozenset({"rules", "?"})
+YES_WORDS: Final = frozenset({"y", "yes"})
 
 
-class GameView(Protocol):
-    """What a game's terminal view offers the loop."""
-
-    DEFAULT_OPPONENT: str
-
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None: ...
-
-    def make_variant(self, args: argparse.Namespace, players: int) -> Any: ...
-
-    def render_board(self, console: Console, state: Any, names: Sequence[str]) -> None: ...
-
-    def render_step(
-        self, console: Console, before: Any, action: Any, after: Any, names: Sequence[str]
-    ) -> None: ...
-
-    def render_final(self, console: Console, state: Any, names: Sequence[str]) -> None: ...
-
-    def help_text(self, state: Any) -> str: ...
-
-    def hint(self, state: Any) -> str | None: ...
-
-
-def game_view(game: str) -> GameView:
-    return cast(GameView, import_module(VIEWS[game]))
+class Abandoned(Exception):
+    """The person at the keyboard left the game (quit, end of input or Ctrl-C)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +46,7 @@ class Seat:
     bot: Bot | None = None
 
 
-def parse_seats(game: str, specs: Sequence[str], seed: int | None) -> list[Seat]:
+def parse_seats(game: Game, specs: Sequence[str], seed: int | None) -> list[Seat]:
     """Read ``human[:NAME]`` or ``BOT[:NAME]`` specs; unnamed players get distinct names."""
     seats: list[Seat] = []
     bots = available_bots(game)
@@ -80,6 +61,10 @@ def parse_seats(game: str, specs: Sequence[str], seed: int | None) -> list[Seat]
         else:
             known = ", ".join(["human", *bots])
             raise ValueError(f"unknown player {spec!r}: use one of {known} (optionally :NAME)")
+    if not game.min_players <= len(seats) <= game.max_players:
+        raise ValueError(
+            f"{game.title} takes {game.min_players}-{game.max_players} players, got {len(seats)}"
+        )
     names = [seat.name for seat in seats]
     for index, seat in enumerate(seats):
         if names.count(seat.name) > 1:
@@ -87,23 +72,43 @@ def parse_seats(game: str, specs: Sequence[str], seed: int | None) -> list[Seat]
     return seats
 
 
+def non_negative_seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 60 seconds, got {text}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", choices=sorted(GAMES), default="martian", help="which game")
+    parser.add_argument(
+        "--game", choices=game_names(), default="martian", help="which game (default: martian)"
+    )
     parser.add_argument(
         "-p",
         "--player",
         action="append",
         metavar="SPEC",
         help="a seat, in turn order: 'human[:NAME]' or a bot name (e.g. 'cautious:Zax'); "
-        "repeat for each player. Default: you against the computer.",
+        "repeat for each player (default: you against the game's strongest bot)",
     )
-    parser.add_argument("--seed", type=int, help="seed the dice (and bots) for a reproducible game")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="seed the dice (and bots) for a reproducible game (default: random)",
+    )
     parser.add_argument("--save", type=Path, metavar="FILE", help="write the game record here")
     parser.add_argument(
         "--overwrite", action="store_true", help="let --save replace an existing file"
     )
     parser.add_argument(
-        "--delay", type=float, help="seconds to pause after a computer move (default 0.6 on a TTY)"
+        "--delay",
+        type=non_negative_seconds,
+        metavar="SECONDS",
+        help="pause after a computer move (default: 0.6 on a terminal, else 0)",
     )
     parser.add_argument(
         "--hint", action="store_true", help="show the best move and its numbers before yours"
@@ -112,43 +117,60 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_options(parser)
 
 
+#: game name -> the option destinations its view adds (to refuse them for the other game)
+_GAME_OPTIONS: dict[str, tuple[str, ...]] = {}
+
+
 def add_game_options(parser: argparse.ArgumentParser) -> None:
     """Each game's own settings, in a group per game (used by play and tournament alike)."""
-    for game in sorted(VIEWS):
-        title = game_module(game).TITLE
-        game_view(game).add_arguments(parser.add_argument_group(f"{title} options (--game {game})"))
+    for game in all_games():
+        group = parser.add_argument_group(f"{game.title} options (--game {game.name})")
+        before = {action.dest for action in group._group_actions}
+        game_view(game).add_arguments(group)
+        _GAME_OPTIONS[game.name] = tuple(
+            action.dest for action in group._group_actions if action.dest not in before
+        )
+
+
+def check_game_options(args: argparse.Namespace, game: Game) -> None:
+    """Refuse an option of another game rather than ignore it."""
+    for other, dests in _GAME_OPTIONS.items():
+        if other == game.name:
+            continue
+        for dest in dests:
+            if getattr(args, dest, None) is not None:
+                flag = "--" + dest.replace("_", "-")
+                raise ValueError(
+                    f"{flag} is a {get_game(other).title} option (--game {other}), "
+                    f"not one of {game.title}"
+                )
+
+
+def make_variant(args: argparse.Namespace, game: Game, players: int) -> Variant:
+    """The variant the options ask for; options of another game are refused."""
+    check_game_options(args, game)
+    return game_view(game).make_variant(args, players)
 
 
 def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
-    game: str = args.game
+    game = get_game(args.game)
     if args.list_bots:
         for name, description in available_bots(game).items():
-            console.print(f"[bold]{name}[/]: {description}")
+            console.print(f"[bold]{name}[/]: {escape(description)}")
         return 0
-    try:
-        view = game_view(game)
-        module = game_module(game)
-        specs = args.player or ["human:You", f"{view.DEFAULT_OPPONENT}:Computer"]
-        seats = parse_seats(game, specs, args.seed)
-        variant = view.make_variant(args, len(seats))
-        if args.save is not None:
-            check_save_path(args.save, overwrite=args.overwrite)
-    except (ValueError, ImportError, OSError) as error:
-        Console(stderr=True, highlight=False).print(f"[red]error:[/] {error}")
-        return 2
+    view = game_view(game)
+    specs = args.player or ["human:You", f"{game.default_opponent}:Computer"]
+    seats = parse_seats(game, specs, args.seed)
+    variant = make_variant(args, game, len(seats))
+    if args.save is not None:
+        check_output_path(args.save, overwrite=args.overwrite)
     delay = args.delay if args.delay is not None else (0.6 if console.is_terminal else 0.0)
-    session = PlaySession(module, view, seats, console, delay=delay, hints=args.hint)
+    session = PlaySession(game, view, seats, console, delay=delay, hints=args.hint)
     finished = session.play(variant, random.Random(args.seed), save=args.save, seed=args.seed)
+    if session.save_failed:
+        return 1
     return 0 if finished else 130
-
-
-def check_save_path(path: Path, *, overwrite: bool) -> None:
-    """Fail before the game starts rather than lose a record (or an old one) at its end."""
-    if path.exists() and not overwrite:
-        raise ValueError(f"{path} already exists: choose another file or add --overwrite")
-    if not path.parent.is_dir():
-        raise ValueError(f"cannot save to {path}: folder {path.parent} does not exist")
 
 
 class PlaySession:
@@ -156,7 +178,7 @@ class PlaySession:
 
     def __init__(
         self,
-        module: GameModule,
+        game: Game,
         view: GameView,
         seats: Sequence[Seat],
         console: Console,
@@ -165,82 +187,128 @@ class PlaySession:
         hints: bool = False,
         read_line: Callable[[str], str] | None = None,
     ) -> None:
-        self.module = module
+        self.game = game
         self.view = view
         self.seats = list(seats)
         self.names = [seat.name for seat in seats]
         self.console = console
         self.delay = delay
         self.hints = hints
-        self.read_line = read_line or (lambda prompt: console.input(prompt))
+        self.read_line = read_line or self._read_terminal
+        self.save_failed = False
 
     def play(
-        self, variant: Any, rng: random.Random, *, save: Path | None = None, seed: int | None = None
+        self,
+        variant: Variant,
+        rng: random.Random,
+        *,
+        save: Path | None = None,
+        seed: int | None = None,
     ) -> bool:
-        """Play to the end; ``False`` if the game was abandoned (record still saved)."""
-        state = start = self.module.start(variant, rng)
+        """Play to the end; ``False`` if the game was abandoned (the record is saved anyway)."""
+        start = self.game.start(variant, rng)
         moves: list[str] = []
         finished = False
+        agents: list[Agent] = [self._agent(seat) for seat in self.seats]
         try:
-            while not state.is_terminal:
-                action, after = self._next_move(state, rng)
-                moves.append(action.text())
-                self.view.render_step(self.console, state, action, after, self.names)
-                if self._is_bot_move(state) and self.delay:
+            final = start
+            for step in play_steps(start, agents, rng):
+                moves.append(step.action.text())
+                self.view.render_step(self.console, step, self.names)
+                if self._is_bot_move(step) and self.delay:
                     time.sleep(self.delay)
-                state = after
-            self.view.render_final(self.console, state, self.names)
+                final = step.after
+            self.view.render_final(self.console, final, self.names)
             finished = True
-        except (KeyboardInterrupt, EOFError):
+        except (Abandoned, KeyboardInterrupt, EOFError):
             self.console.print("\n[yellow]Game abandoned.[/]")
         finally:
             if save is not None:
                 self._save(save, start, moves, seed)
         return finished
 
-    def _is_bot_move(self, state: Any) -> bool:
-        return not state.is_chance_node and self.seats[state.current_player].bot is not None
+    def _is_bot_move(self, step: Step) -> bool:
+        seat = step.before.current_player
+        return seat >= 0 and self.seats[seat].bot is not None
 
-    def _next_move(self, state: Any, rng: random.Random) -> tuple[Any, Any]:
-        """The next action and the state after it (a person's move is applied once, when
-        it is checked)."""
-        if state.is_chance_node:
-            action = state.sample_chance(rng)
-        else:
-            seat = self.seats[state.current_player]
-            if seat.bot is None:
-                return self._ask(state, seat)
-            action = seat.bot.choose(state)
-        return action, state.apply(action)
+    def _agent(self, seat: Seat) -> Agent:
+        bot = seat.bot
+        if bot is None:
+            return lambda state: self._ask(state, seat)
 
-    def _ask(self, state: Any, seat: Seat) -> tuple[Any, Any]:
+        def choose(state: GameState) -> Action:
+            with self._thinking(seat.name):
+                return bot.choose(state)
+
+        return choose
+
+    @contextlib.contextmanager
+    def _thinking(self, name: str) -> Iterator[None]:
+        """A "thinking…" line while a bot works (on a terminal only)."""
+        if not self.console.is_terminal:
+            yield
+            return
+        with self.console.status(f"{escape(name)} is thinking…", spinner="dots"):
+            yield
+
+    def _ask(self, state: GameState, seat: Seat) -> Action:
         self.view.render_board(self.console, state, self.names)
         if self.hints:
             hint = self.view.hint(state)
             if hint:
-                self.console.print(f"[dim]hint: {hint}[/]")
+                self.console.print(f"[dim]hint: {escape(hint)}[/]")
         while True:
-            text = self.read_line(f"[bold]{seat.name}[/] > ").strip()
+            text = self.read_line(f"[bold]{escape(seat.name)}[/] > ").strip()
             word = text.lower()
             if word in QUIT_WORDS:
-                raise KeyboardInterrupt
+                if self._confirm_quit():
+                    raise Abandoned
+                continue
+            if word in RULES_WORDS:
+                self.console.print(self.view.rules_text())
+                continue
             if word in HELP_WORDS or not text:
                 self.console.print(self.view.help_text(state))
                 continue
             try:
                 action = state.parse_action(text)
-                return action, state.apply(action)
+                state.apply(action)
             except MarsDiceError as error:
-                self.console.print(f"[red]{error}[/]")
+                self.console.print(f"[red]{escape(str(error))}[/]")
+                continue
+            return action
 
-    def _save(self, path: Path, start: Any, moves: list[str], seed: int | None) -> None:
+    def _confirm_quit(self) -> bool:
+        answer = self.read_line("Quit this game? (y/N) ").strip().lower()
+        return answer in YES_WORDS
+
+    def _read_terminal(self, prompt: str) -> str:
+        """Read a line, first throwing away keys typed while the computer played."""
+        _discard_typeahead()
+        return self.console.input(prompt)
+
+    def _save(self, path: Path, start: GameState, moves: list[str], seed: int | None) -> None:
         tags = [("Date", time.strftime("%Y.%m.%d"))]
         if seed is not None:
             tags.append(("Seed", str(seed)))
-        record = self.module.make_record(self.names, start, moves, tags)
+        record = self.game.make_record(self.names, start, moves, tags)
+        text = self.game.dumps(record)
         try:
-            path.write_text(self.module.dumps(record), encoding="utf-8")
-        except OSError as error:
-            self.console.print(f"[red]could not save the record to {path}: {error}[/]")
+            written = write_text_safely(path, text)
+        except MarsDiceError as error:
+            self.save_failed = True
+            Console(stderr=True, highlight=False).print(f"[red]error:[/] {escape(str(error))}")
             return
-        self.console.print(f"Record saved to [bold]{path}[/].")
+        self.console.print(f"Record saved to [bold]{escape(str(written))}[/].")
+
+
+def _discard_typeahead() -> None:
+    """Throw away input typed before the prompt (keys pressed during the computer's turn)."""
+    if not sys.stdin.isatty():
+        return
+    try:
+        import termios
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (ImportError, OSError, ValueError):  # not a POSIX terminal: nothing to flush
+        pass

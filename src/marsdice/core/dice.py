@@ -94,7 +94,6 @@ def parse_roll(text: str, letters: str, example: str) -> Counts:
     shown = text.strip().upper()
     if not shown or any(ch not in letters for ch in shown):
         raise ActionParseError(
-            f"a roll is written as face letters {', '.join(letters)} (e.g. {example}), "
-            f"got {text!r}"
+            f"a roll is written as face letters {', '.join(letters)} (e.g. {example}), got {text!r}"
         )
     return tuple(shown.count(letter) for letter in letters)

@@ -36,7 +36,7 @@ CHANCE = -1
 TERMINAL = -2
 
 #: A value that :func:`json.dumps` writes as it is.
-JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
+JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
 JSONObject: TypeAlias = "dict[str, JSON]"
 
 
@@ -221,7 +221,9 @@ class Game(ABC):
         """The opening state a record's tags describe; raises :class:`RecordError`."""
 
     @abstractmethod
-    def describe_step(self, before: GameState, after: GameState, names: Sequence[str]) -> str | None:
+    def describe_step(
+        self, before: GameState, after: GameState, names: Sequence[str]
+    ) -> str | None:
         """A line of commentary when a step ends a turn (or a roll-off roll), else None.
         Rendered from ``after.events``."""
 
@@ -413,4 +415,3 @@ def chance_agent(rng: random.Random) -> Agent:
         return rng.choice(list(state.legal_actions()))
 
     return choose
-
