@@ -11,8 +11,9 @@ from rich.console import Console
 
 from marsdice.cli.main import main
 from marsdice.cli.martian_view import commands_line
-from marsdice.cli.play import PlaySession, Seat, game_view
-from marsdice.games import game_module, read_record
+from marsdice.cli.play import PlaySession, Seat
+from marsdice.cli.view import game_view
+from marsdice.games import get_game, read_record
 from marsdice.martian import Variant, position
 
 
@@ -93,8 +94,8 @@ def test_ctrl_c_mid_game_is_clean(tmp_path: Path) -> None:
 
     console = Console(file=io.StringIO(), width=100)
     session = PlaySession(
-        game_module("martian"),
-        game_view("martian"),
+        get_game("martian"),
+        game_view(get_game("martian")),
         [Seat("Ann")],
         console,
         read_line=interrupt,
@@ -108,7 +109,7 @@ def test_ctrl_c_mid_game_is_clean(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["play", "-p", "wizard"], "unknown player 'wizard'"),
-        (["play", "--target", "0"], "target must be at least 1"),
+        (["play", "--target", "0"], "target must be 1-100"),
         (["play", *["-p", "random"] * 11], "players must be 1-10"),
     ],
 )
@@ -159,3 +160,43 @@ def test_command_line_shows_the_letters_people_type() -> None:
         assert state.parse_action(letter).text() == name
     decide = position(Variant(), (0, 0), set_aside=(1, 2, 3, 0, 0))
     assert commands_line(decide) == "s stop and score 3 · g roll the 7 dice left"
+
+
+def test_quit_asks_first_and_rules_are_one_word_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "quit" then "n" goes on playing; "rules" shows the summary; "quit" + "y" leaves.
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\nn\nrules\nquit\ny\n"))
+    save = tmp_path / "left.mdr"
+    code = main(["play", "-p", "human:Ann", "-p", "random", "--seed", "4", "--save", str(save)])
+    out = capsys.readouterr().out
+    assert code == 130
+    assert out.count("Quit this game?") == 2
+    assert "Death Ray" in out  # from the rules summary
+    assert "Game abandoned" in out
+    assert save.exists()
+
+
+def test_options_of_the_other_game_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--game", "attacks", "--target", "30"]) == 2
+    assert "--target is a Martian Dice option" in capsys.readouterr().err
+    assert main(["play", "-p", "random", "-p", "random", "--difficulty", "hard"]) == 2
+    assert "--difficulty is a Mars Attacks" in capsys.readouterr().err
+
+
+def test_negative_delay_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--delay", "-1"]) == 2
+    assert "between 0 and 60 seconds" in capsys.readouterr().err
+
+
+def test_same_seed_same_game_for_both_games(tmp_path: Path) -> None:
+    for game, bots in (("martian", ["cautious", "expected"]), ("attacks", ["heuristic", "random"])):
+        texts = []
+        for name in ("a.mdr", "b.mdr"):
+            save = tmp_path / f"{game}-{name}"
+            argv = ["play", "--game", game, "--seed", "9", "--delay", "0", "--save", str(save)]
+            for bot in bots:
+                argv += ["-p", bot]
+            assert main(argv) == 0
+            texts.append(read_record(save.read_text())[1].moves)
+        assert texts[0] == texts[1]
