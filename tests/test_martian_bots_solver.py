@@ -11,7 +11,7 @@ import pytest
 
 from marsdice.bots import make_bot
 from marsdice.bots.martian_solver import ExpectedScoreBot, WinProbabilityBot
-from marsdice.martian import CONTINUE, STOP, Phase, Roll, State, Take, Variant, new_game
+from marsdice.martian import CONTINUE, GAME, STOP, Phase, Roll, State, Take, Variant, new_game
 from marsdice.solve.batch import simulate_games
 from marsdice.solve.multi import turn_utility_multi
 from marsdice.solve.policy import analyze, best_action, turn_utility
@@ -22,7 +22,7 @@ from marsdice.solve.winprob import turn_utilities, winprob_table
 
 def play(variant: Variant, names: list[str], seed: int) -> State:
     rng = random.Random(seed)
-    bots = [make_bot("martian", name, seed=seed) for name in names]
+    bots = [make_bot(GAME, name, seed=seed) for name in names]
     state = new_game(variant)
     while not state.is_terminal:
         if state.is_chance_node:
@@ -43,8 +43,8 @@ def test_bots_play_legal_games(players: int) -> None:
 
 
 def test_registry_names() -> None:
-    assert make_bot("martian", "expected").name == "expected"
-    assert make_bot("martian", "winprob", seed=3).name == "winprob"
+    assert make_bot(GAME, "expected").name == "expected"
+    assert make_bot(GAME, "winprob", seed=3).name == "winprob"
 
 
 def test_expected_bot_stops_and_rolls_as_the_solver_says() -> None:

@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from marsdice.core.record import GameRecord
-from marsdice.martian import FACES, Face, Phase, RolloffMode, State, Variant, new_game
-from marsdice.martian import record as martian_record
+from marsdice.martian import FACES, GAME, Face, Phase, RolloffMode, State, Variant, new_game
 
 variants = st.builds(
     Variant,
@@ -72,8 +71,8 @@ def test_records_round_trip(variant: Variant, seed: int, cut: float) -> None:
     states, moves = random_game(variant, seed)
     keep = int(len(moves) * cut)
     names = tuple(f'P{i} "q"' for i in range(variant.players))
-    record = martian_record.make_record(names, states[0], moves[:keep], [("Seed", str(seed))])
-    text = martian_record.dumps(record)
+    record = GAME.make_record(names, states[0], moves[:keep], [("Seed", str(seed))])
+    text = GAME.dumps(record)
     again = GameRecord.loads(text)
     assert again == record
-    assert martian_record.replay(again)[-1] == states[keep]
+    assert GAME.replay(again)[-1] == states[keep]

@@ -228,13 +228,37 @@ def test_illegal_roll_size_and_moves_after_the_end() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"players": 0}, "players must be 1-10"),
-        ({"target": 0}, "target must be at least 1"),
-        ({"dice": 0}, "dice must be 1-30"),
-        ({"rolloff_dice": 0}, "roll-off dice must be"),
-        ({"rolloff_mode": "sudden"}, "roll-off mode must be one of repeat, single"),
+        ({"players": 0}, "^players must be 1-10"),
+        ({"players": 11}, "^players must be 1-10"),
+        ({"target": 0}, "^target must be 1-100, got 0"),
+        ({"target": 101}, "^target must be 1-100, got 101"),
+        ({"dice": 0}, "^dice must be 1-20, got 0"),
+        ({"dice": 21}, "^dice must be 1-20, got 21"),
+        ({"rolloff_dice": 0}, "^rolloff_dice must be 1-20, got 0"),
+        ({"rolloff_dice": 21}, "^rolloff_dice must be 1-20, got 21"),
+        ({"target": "25"}, "^target must be a whole number, got '25'"),
+        ({"dice": True}, "^dice must be a whole number, got True"),
+        ({"rolloff_mode": "sudden"}, "^rolloff_mode must be one of repeat, single"),
     ],
 )
 def test_bad_variant_is_rejected(settings: dict[str, object], message: str) -> None:
     with pytest.raises(VariantError, match=message):
         Variant(**settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"players": 1},
+        {"players": 10},
+        {"target": 1},
+        {"target": 100},
+        {"dice": 1},
+        {"dice": 20},
+        {"rolloff_dice": 1},
+        {"rolloff_dice": 20},
+    ],
+)
+def test_the_ends_of_the_accepted_ranges(settings: dict[str, int]) -> None:
+    variant = Variant(**settings)  # type: ignore[arg-type]
+    assert all(getattr(variant, key) == value for key, value in settings.items())

@@ -7,7 +7,7 @@ import pytest
 from marsdice.core import RecordError
 from marsdice.core.record import GameRecord
 from marsdice.games import read_record
-from marsdice.martian import record as martian_record
+from marsdice.martian import GAME
 
 GOOD = """[Game "martian"]
 [Player1 "Ann"]
@@ -20,11 +20,11 @@ TTTTTTTTTTTTT
 
 
 def test_read_and_replay_a_hand_written_record() -> None:
-    module, record = read_record(GOOD)
-    assert module.GAME == "martian"
+    game, record = read_record(GOOD)
+    assert game is GAME
     assert record.players == ("Ann", "Bob")
     assert len(record.moves) == 7
-    final = module.replay(record)[-1]
+    final = game.replay(record)[-1]
     assert final.is_terminal and final.winners == (0,)
 
 
@@ -47,16 +47,16 @@ def test_malformed_records_are_rejected(text: str, message: str) -> None:
 def test_illegal_move_in_record_names_the_move() -> None:
     record = GameRecord.loads(GOOD.replace("TRRRCCK rays", "TRRRCCK humans"))
     with pytest.raises(RecordError, match=r"move 5 \('humans'\).*no humans were rolled"):
-        martian_record.replay(record)
+        GAME.replay(record)
 
 
 def test_moves_after_the_end_are_rejected() -> None:
     record = GameRecord.loads(GOOD + "stop\n")
     with pytest.raises(RecordError, match="already over"):
-        martian_record.replay(record)
+        GAME.replay(record)
 
 
 def test_bad_variant_tag() -> None:
     record = GameRecord.loads(GOOD.replace('"4"', '"four"'))
     with pytest.raises(RecordError, match="Target must be a whole number"):
-        martian_record.replay(record)
+        GAME.replay(record)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marsdice.martian import CONTINUE, STOP, Action, Face, Phase, State, Take
+from marsdice.core.game import GameState
+from marsdice.martian import CONTINUE, STOP, Continue, Face, Phase, State, Stop, Take
+from marsdice.martian.game import as_state
 
 
 class CautiousBot:
@@ -19,7 +21,11 @@ class CautiousBot:
     def __init__(self, seed: int | None = None) -> None:
         del seed  # deterministic
 
-    def choose(self, state: State) -> Action:
+    def choose(self, state: GameState) -> Take | Stop | Continue:
+        """A decision for a Martian Dice state (TypeError for another game's)."""
+        return self._choose(as_state(state))
+
+    def _choose(self, state: State) -> Take | Stop | Continue:
         legal = state.legal_actions()
         if state.phase is Phase.DECIDE:
             return STOP if self._should_stop(state) else CONTINUE

@@ -18,7 +18,8 @@ milliseconds (a turn solve for the current scoreboard, memoised for the rest of 
 
 from __future__ import annotations
 
-from marsdice.martian import State
+from marsdice.core.game import GameState
+from marsdice.martian.game import as_state
 from marsdice.solve.multi import Combine
 from marsdice.solve.policy import Decision, best_action
 
@@ -31,8 +32,9 @@ class ExpectedScoreBot:
     def __init__(self, seed: int | None = None) -> None:
         del seed  # deterministic
 
-    def choose(self, state: State) -> Decision:
-        return best_action(state, "expected")
+    def choose(self, state: GameState) -> Decision:
+        """The solver's move (TypeError for another game's state)."""
+        return best_action(as_state(state), "expected")
 
 
 class WinProbabilityBot:
@@ -44,5 +46,6 @@ class WinProbabilityBot:
         del seed  # deterministic
         self.combine: Combine = combine
 
-    def choose(self, state: State) -> Decision:
-        return best_action(state, "winprob", self.combine)
+    def choose(self, state: GameState) -> Decision:
+        """The solver's move (TypeError for another game's state)."""
+        return best_action(as_state(state), "winprob", self.combine)

@@ -1,16 +1,22 @@
-"""Martian Dice: the rules engine (standard library only).
+"""Martian Dice: the rules engine, its events and its :class:`~marsdice.core.game.Game`
+object (standard library only).
 
->>> from marsdice.martian import new_game, Variant
->>> new_game(Variant(players=3)).scores
-(0, 0, 0)
+>>> from marsdice.martian import GAME, new_game, Variant
+>>> new_game(Variant(players=3)).scores, GAME.name
+((0, 0, 0), 'martian')
 """
 
+from marsdice.martian import events
+from marsdice.martian.game import GAME, MartianDice
 from marsdice.martian.rules import (
     BONUS,
     CONTINUE,
     DIE,
     EARTHLINGS,
     FACES,
+    MAX_DICE,
+    MAX_PLAYERS,
+    MAX_TARGET,
     STOP,
     Action,
     Continue,
@@ -38,10 +44,15 @@ __all__ = [
     "DIE",
     "EARTHLINGS",
     "FACES",
+    "GAME",
+    "MAX_DICE",
+    "MAX_PLAYERS",
+    "MAX_TARGET",
     "STOP",
     "Action",
     "Continue",
     "Face",
+    "MartianDice",
     "Phase",
     "Roll",
     "RolloffMode",
@@ -53,6 +64,7 @@ __all__ = [
     "TurnResult",
     "Variant",
     "allowed_faces",
+    "events",
     "new_game",
     "parse_decision",
     "position",

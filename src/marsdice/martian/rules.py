@@ -18,36 +18,30 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from enum import IntEnum, StrEnum
+from enum import StrEnum
 from fractions import Fraction
 from functools import cache
 from typing import Final
 
-from marsdice.core.dice import Counts, dice_outcomes, face_weights, roll_dice
+from marsdice.core.dice import Counts, dice_outcomes, face_weights, parse_roll, roll_dice, roll_text
 from marsdice.core.errors import ActionParseError, IllegalActionError, VariantError
-from marsdice.core.game import CHANCE, TERMINAL
-
-
-class Face(IntEnum):
-    """The five face kinds; a die shows Death Ray on two of its six sides."""
-
-    TANK = 0
-    RAY = 1
-    HUMAN = 2
-    COW = 3
-    CHICKEN = 4
-
-    @property
-    def letter(self) -> str:
-        return _LETTERS[self]
-
-    @property
-    def plural(self) -> str:
-        return _PLURALS[self]
-
+from marsdice.core.game import CHANCE, TERMINAL, Event
+from marsdice.core.game import Action as GameAction
+from marsdice.martian.events import (
+    Continued,
+    GameOver,
+    LastRound,
+    Rolled,
+    RolloffBegun,
+    RolloffDecided,
+    RolloffRolled,
+    Took,
+    TurnScored,
+)
+from marsdice.martian.events import Face as Face
+from marsdice.martian.events import TurnEnd as TurnEnd
 
 _LETTERS: Final = "TRHCK"
-_PLURALS: Final = ("tanks", "rays", "humans", "cows", "chickens")
 FACES: Final = tuple(Face)
 EARTHLINGS: Final = (Face.HUMAN, Face.COW, Face.CHICKEN)
 #: The six sides of a Martian die.
@@ -58,7 +52,8 @@ BONUS: Final = 3
 NO_DICE: Final[Counts] = (0, 0, 0, 0, 0)
 
 MAX_PLAYERS: Final = 10
-MAX_DICE: Final = 30
+MAX_TARGET: Final = 100
+MAX_DICE: Final = 20
 
 
 class RolloffMode(StrEnum):
@@ -76,17 +71,10 @@ class Phase(StrEnum):
     OVER = "over"
 
 
-class TurnEnd(StrEnum):
-    """Why a turn went to scoring."""
-
-    STOPPED = "stopped"
-    NO_CHOICE = "no choice"  # nothing could be taken from the roll
-    NO_DICE = "no dice"  # every die was set aside
-
-
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """Game settings; defaults are the rulebook's.
+    """Game settings; defaults are the rulebook's. A bad setting raises
+    :class:`VariantError` whose message starts with the field's name.
 
     >>> Variant(players=11)
     Traceback (most recent call last):
@@ -101,27 +89,26 @@ class Variant:
     rolloff_mode: RolloffMode = RolloffMode.REPEAT
 
     def __post_init__(self) -> None:
-        if not 1 <= self.players <= MAX_PLAYERS:
-            raise VariantError(
-                f"players must be 1-{MAX_PLAYERS} (1 = solo challenge), got {self.players}"
-            )
-        if self.target < 1:
-            raise VariantError(f"target must be at least 1, got {self.target}")
-        if not 1 <= self.dice <= MAX_DICE:
-            raise VariantError(f"dice must be 1-{MAX_DICE}, got {self.dice}")
-        if not 1 <= self.rolloff_dice <= MAX_DICE:
-            raise VariantError(f"roll-off dice must be 1-{MAX_DICE}, got {self.rolloff_dice}")
-        try:
-            object.__setattr__(self, "rolloff_mode", RolloffMode(self.rolloff_mode))
-        except ValueError:
+        _check_range("players", self.players, MAX_PLAYERS, " (1 = solo challenge)")
+        _check_range("target", self.target, MAX_TARGET)
+        _check_range("dice", self.dice, MAX_DICE)
+        _check_range("rolloff_dice", self.rolloff_dice, MAX_DICE)
+        mode: object = self.rolloff_mode
+        if not isinstance(mode, str) or mode not in {m.value for m in RolloffMode}:
             modes = ", ".join(m.value for m in RolloffMode)
-            raise VariantError(
-                f"roll-off mode must be one of {modes}, got {self.rolloff_mode!r}"
-            ) from None
+            raise VariantError(f"rolloff_mode must be one of {modes}, got {mode!r}")
+        object.__setattr__(self, "rolloff_mode", RolloffMode(mode))
 
     @property
     def solo(self) -> bool:
         return self.players == 1
+
+
+def _check_range(name: str, value: object, top: int, note: str = "") -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise VariantError(f"{name} must be a whole number, got {value!r}")
+    if not 1 <= value <= top:
+        raise VariantError(f"{name} must be 1-{top}{note}, got {value}")
 
 
 # --- actions -----------------------------------------------------------------------------
@@ -135,7 +122,7 @@ class Roll:
 
     def text(self) -> str:
         """Faces as letters in face order, e.g. ``TTRHHH``."""
-        return "".join(face.letter * n for face, n in zip(FACES, self.counts, strict=True))
+        return roll_text(self.counts, _LETTERS)
 
     @property
     def dice(self) -> int:
@@ -151,12 +138,7 @@ class Roll:
         >>> Roll.parse("hhTk").counts
         (1, 0, 2, 0, 1)
         """
-        letters = text.strip().upper()
-        if not letters or any(ch not in _LETTERS for ch in letters):
-            raise ActionParseError(
-                f"a roll is written as face letters T, R, H, C, K (e.g. TTRHHC), got {text!r}"
-            )
-        return cls(tuple(letters.count(letter) for letter in _LETTERS))
+        return cls(parse_roll(text, _LETTERS, "TTRHHC"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +246,10 @@ class RolloffRound:
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """One immutable position. Build with :func:`new_game`; advance with :meth:`apply`."""
+    """One immutable position. Build with :func:`new_game`; advance with :meth:`apply`.
+
+    ``events`` is what the step that produced this state did (empty at the opening).
+    """
 
     variant: Variant
     scores: tuple[int, ...]
@@ -279,6 +264,7 @@ class State:
     rolloff_rays: tuple[int, ...] = ()
     rolloff_history: tuple[RolloffRound, ...] = ()
     winners: tuple[int, ...] = field(default=())
+    events: tuple[Event, ...] = ()
 
     # -- protocol --
 
@@ -297,6 +283,22 @@ class State:
     @property
     def is_chance_node(self) -> bool:
         return self.phase in (Phase.ROLL, Phase.ROLLOFF)
+
+    @property
+    def players(self) -> int:
+        return self.variant.players
+
+    @property
+    def rounds(self) -> int:
+        """Rounds begun: every seat's turn in seat order is a round; the opening is in round
+        1 and a roll-off starts none.
+
+        >>> new_game().rounds, new_game().apply(Roll.parse("T" * 13)).rounds
+        (1, 1)
+        """
+        if self.phase in (Phase.ROLLOFF, Phase.OVER):
+            return max(max(self.turns), 1)
+        return self.turns[self.seat] + 1
 
     @property
     def roller(self) -> int:
@@ -347,26 +349,33 @@ class State:
         """Read notation in context: face letters at a chance node, a decision otherwise."""
         return Roll.parse(text) if self.is_chance_node else parse_decision(text)
 
-    def apply(self, action: Action) -> State:
-        """The state after ``action``; raises :class:`IllegalActionError` and changes nothing if
-        the action is not legal here."""
+    def apply(self, action: GameAction) -> State:
+        """The state after ``action``, its ``events`` saying what happened; raises
+        :class:`IllegalActionError` and changes nothing if the action is not legal here (or
+        is not a Martian Dice action)."""
+        events: list[Event] = []
         match self.phase, action:
             case Phase.ROLL, Roll():
                 self._check_roll(action)
-                return self._after_roll(action.counts)
+                after = self._after_roll(action.counts, events)
             case Phase.ROLLOFF, Roll():
                 self._check_roll(action)
-                return self._after_rolloff(action[Face.RAY])
+                after = self._after_rolloff(action, events)
             case Phase.CHOOSE, Take():
                 assert self.rolled is not None
                 if action.face not in allowed_faces(self.rolled, self.set_aside):
                     raise self._illegal(action, self._why_not(action.face))
-                return self._after_take(action.face)
+                after = self._after_take(action.face, events)
             case Phase.DECIDE, Stop():
-                return self._end_turn(TurnEnd.STOPPED)
+                after = self._end_turn(TurnEnd.STOPPED, events)
             case Phase.DECIDE, Continue():
-                return replace(self, phase=Phase.ROLL)
-        raise self._illegal(action, f"it is not a move of the {self.phase.value} phase")
+                events.append(Continued(self.seat, self.dice_left))
+                after = replace(self, phase=Phase.ROLL)
+            case _, Roll() | Take() | Stop() | Continue():
+                raise self._illegal(action, f"it is not a move of the {self.phase.value} phase")
+            case _:
+                raise self._illegal(action, "it is not a Martian Dice action")
+        return replace(after, events=tuple(events))
 
     def returns(self) -> tuple[float, ...]:
         """At the end: 1 shared among the winners, 0 to the rest; in a solo game, minus the
@@ -393,7 +402,7 @@ class State:
                 places.append(1 + len(self.winners) + better)
         return tuple(places)
 
-    # -- transitions --
+    # -- transitions (each appends what it did to ``events``) --
 
     def _check_roll(self, roll: Roll) -> None:
         expected = self.dice_to_roll
@@ -404,60 +413,80 @@ class State:
         ):
             raise self._illegal(roll, f"the roll must show exactly {expected} dice")
 
-    def _after_roll(self, rolled: Counts) -> State:
+    def _after_roll(self, rolled: Counts, events: list[Event]) -> State:
         tanks = rolled[Face.TANK]
+        events.append(Rolled(self.seat, rolled, tanks))
         set_aside = _bump(self.set_aside, Face.TANK, tanks)
         moved = replace(self, set_aside=set_aside, rolled=rolled, phase=Phase.CHOOSE)
         if not allowed_faces(rolled, set_aside):
-            return replace(moved, rolled=None)._end_turn(TurnEnd.NO_CHOICE)
+            return replace(moved, rolled=None)._end_turn(TurnEnd.NO_CHOICE, events)
         return moved
 
-    def _after_take(self, face: Face) -> State:
+    def _after_take(self, face: Face, events: list[Event]) -> State:
         assert self.rolled is not None
+        events.append(Took(self.seat, face, self.rolled[face]))
         taken = replace(self, set_aside=_bump(self.set_aside, face, self.rolled[face]), rolled=None)
         if taken.dice_left == 0:
-            return taken._end_turn(TurnEnd.NO_DICE)
+            return taken._end_turn(TurnEnd.NO_DICE, events)
         return replace(taken, phase=Phase.DECIDE)
 
-    def _end_turn(self, reason: TurnEnd) -> State:
-        score = score_turn(self.set_aside)
+    def _end_turn(self, reason: TurnEnd, events: list[Event]) -> State:
+        aside = self.set_aside
+        score = score_turn(aside)
         scores = _bump(self.scores, self.seat, score)
         turns = _bump(self.turns, self.seat, 1)
-        result = TurnResult(self.seat, self.set_aside, score, reason)
+        tanks_won = aside[Face.TANK] > aside[Face.RAY]
+        bonus = not tanks_won and all(aside[face] for face in EARTHLINGS)
+        events.append(
+            TurnScored(self.seat, aside, score, reason, scores[self.seat], tanks_won, bonus)
+        )
         fresh = replace(
             self,
             scores=scores,
             turns=turns,
-            last_turn=result,
+            last_turn=TurnResult(self.seat, aside, score, reason),
             set_aside=NO_DICE,
             rolled=None,
             phase=Phase.ROLL,
         )
         reached = scores[self.seat] >= self.variant.target
         if self.variant.solo:
-            return replace(fresh, phase=Phase.OVER, winners=(0,)) if reached else fresh
+            if reached:
+                events.append(GameOver((0,), scores))
+                return replace(fresh, phase=Phase.OVER, winners=(0,))
+            return fresh
+        last = self.variant.players - 1
+        if reached and not self.end_triggered and self.seat < last:
+            remaining = tuple(range(self.seat + 1, self.variant.players))
+            events.append(LastRound(self.seat, scores[self.seat], self.variant.target, remaining))
         triggered = self.end_triggered or reached
-        if triggered and self.seat == self.variant.players - 1:
-            return fresh._finish()
+        if triggered and self.seat == last:
+            return fresh._finish(events)
         return replace(fresh, seat=(self.seat + 1) % self.variant.players, end_triggered=triggered)
 
-    def _finish(self) -> State:
+    def _finish(self, events: list[Event]) -> State:
         best = max(self.scores)
         tied = tuple(seat for seat, score in enumerate(self.scores) if score == best)
         if len(tied) == 1:
+            events.append(GameOver(tied, self.scores))
             return replace(self, phase=Phase.OVER, winners=tied, end_triggered=True)
+        events.append(RolloffBegun(tied, best, 1))
         return replace(
             self, phase=Phase.ROLLOFF, rolloff_seats=tied, rolloff_rays=(), end_triggered=True
         )
 
-    def _after_rolloff(self, rays: int) -> State:
+    def _after_rolloff(self, roll: Roll, events: list[Event]) -> State:
+        rays = roll[Face.RAY]
+        events.append(RolloffRolled(self.roller, roll.counts, rays))
         rolled = (*self.rolloff_rays, rays)
         if len(rolled) < len(self.rolloff_seats):
             return replace(self, rolloff_rays=rolled)
         history = (*self.rolloff_history, RolloffRound(self.rolloff_seats, rolled))
         best = max(rolled)
         top = tuple(s for s, r in zip(self.rolloff_seats, rolled, strict=True) if r == best)
+        events.append(RolloffDecided(self.rolloff_seats, rolled, top))
         if len(top) == 1 or self.variant.rolloff_mode is RolloffMode.SINGLE:
+            events.append(GameOver(top, self.scores))
             return replace(
                 self,
                 phase=Phase.OVER,
@@ -466,6 +495,7 @@ class State:
                 rolloff_rays=(),
                 rolloff_history=history,
             )
+        events.append(RolloffBegun(top, self.scores[top[0]], len(history) + 1))
         return replace(self, rolloff_seats=top, rolloff_rays=(), rolloff_history=history)
 
     # -- errors --
@@ -478,7 +508,7 @@ class State:
             return f"no {face.plural} were rolled"
         return f"{face.plural} were already set aside this turn"
 
-    def _illegal(self, action: Action, reason: str) -> IllegalActionError:
+    def _illegal(self, action: GameAction, reason: str) -> IllegalActionError:
         if self.is_chance_node:
             legal = f"a roll of {self.dice_to_roll} dice"
         elif self.is_terminal:
