@@ -171,3 +171,32 @@ def test_best_action_at_the_rulebook_sample() -> None:
 def test_nodes_cover_the_opening() -> None:
     model = turn_model(13)
     assert model.node_id(*node_of_counts(NO_DICE, 13)) == model.start
+
+
+def _reference_sweep(dice: int, utility: np.ndarray) -> np.ndarray:
+    """The plain sweep over every (node, composition, option) row of the model: the compact
+    tables the solver uses must give the same values."""
+    model = turn_model(dice)
+    size = model.node_count
+    values = np.empty((model.rows, utility.shape[1]))
+    values[model.terminal : model.sentinel] = utility
+    values[model.sentinel] = -np.inf
+    cont = np.empty((size, utility.shape[1]))
+    for n in range(1, dice + 1):
+        for group in model.choose_groups[n]:
+            best = values[group.options].max(axis=2)
+            values[size + group.nodes] = np.einsum("c,ncj->nj", group.probabilities, best)
+        roll = model.roll_groups[n]
+        cont[roll.nodes] = np.einsum("t,itj->ij", roll.tank_probabilities, values[roll.tank_rows])
+        values[roll.nodes] = np.maximum(values[roll.stop_rows], cont[roll.nodes])
+    return cont
+
+
+@pytest.mark.parametrize("dice", [1, 2, 3, 4, 7, 13, 20])
+def test_compact_sweep_equals_the_plain_one(dice: int) -> None:
+    rng = np.random.default_rng(dice)
+    model = turn_model(dice)
+    # more columns than one chunk, so that the chunked path is checked too
+    utility = rng.random((model.max_score + 1, 600))
+    solved = solve_turn(utility, dice)
+    np.testing.assert_allclose(solved.cont, _reference_sweep(dice, utility), rtol=0, atol=1e-14)

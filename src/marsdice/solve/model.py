@@ -61,6 +61,14 @@ class ChooseGroup:
     probabilities: FloatArray  # (compositions,)
     compositions: IntArray  # (compositions, 2 + untaken types): rays, sorted counts..., junk
     options: IntArray  # (nodes, compositions, 1 + untaken types): row per option
+    # The same options, compact (what the solver sweeps): an option's row depends on the node
+    # and on one count only (rays, or the count of the Earthling type taken), so per node
+    # there are ``n + 1`` ray rows and ``n + 1`` type rows; ``ray_rows[n + 1]`` is the score
+    # row for the composition that offers nothing (all dice of taken types).
+    ray_rows: IntArray  # (n + 2, nodes): row after taking r rays (0: sentinel)
+    type_rows: IntArray  # (n + 1, nodes): row after taking c of an untaken type (0: sentinel)
+    ray_index: IntArray  # (compositions,): rays, or n + 1 for the stuck composition
+    type_index: IntArray  # (untaken types, compositions): the count of each untaken type
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +223,7 @@ def turn_model(dice: int = 13) -> TurnModel:
             stack[..., 0] = np.where(
                 stuck, np.broadcast_to(score_rows(d, e, m), stuck.shape), stack[..., 0]
             )
-            groups.append(ChooseGroup(n, m, ids, probs, comps, stack))
+            groups.append(_group(n, m, ids, probs, comps, stack, stuck, sentinel))
         choose_groups.append(tuple(groups))
 
         ids = np.flatnonzero(nodes[:, 0] == n)
@@ -237,6 +245,37 @@ def turn_model(dice: int = 13) -> TurnModel:
     start = int(lookup[dice, 0, dice, 0])
     stops = score_rows(nodes[:, 2], nodes[:, 3], nodes[:, 1])
     return TurnModel(dice, nodes, lookup, tuple(choose_groups), tuple(roll_groups), start, stops)
+
+
+def _group(
+    n: int,
+    m: int,
+    ids: IntArray,
+    probs: FloatArray,
+    comps: IntArray,
+    stack: IntArray,
+    stuck: npt.NDArray[np.bool_],
+    sentinel: int,
+) -> ChooseGroup:
+    """A choose group with its compact option tables (see :class:`ChooseGroup`)."""
+    untaken = EARTHLING_TYPES - m
+    ray_rows = np.full((n + 2, len(ids)), sentinel, dtype=np.int64)
+    has_rays = comps[:, 0] > 0
+    ray_rows[comps[has_rays, 0]] = stack[:, has_rays, 0].T
+    ray_index = comps[:, 0].copy()
+    stuck_comps = np.flatnonzero(stuck.all(axis=0))
+    if len(stuck_comps):
+        ray_rows[n + 1] = stack[:, stuck_comps[0], 0]
+        ray_index[stuck_comps] = n + 1
+    type_rows = np.full((n + 1, len(ids)), sentinel, dtype=np.int64)
+    for k in range(untaken):
+        count = comps[:, 1 + k]
+        offered = count > 0  # a repeated count (sorted) has the sentinel: the same option
+        if k:
+            offered &= count != comps[:, k]
+        type_rows[count[offered]] = stack[:, offered, 1 + k].T
+    type_index = np.ascontiguousarray(comps[:, 1 : 1 + untaken].T)
+    return ChooseGroup(n, m, ids, probs, comps, stack, ray_rows, type_rows, ray_index, type_index)
 
 
 def _enumerate_nodes(dice: int) -> IntArray:
