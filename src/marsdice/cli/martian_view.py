@@ -1,32 +1,49 @@
 """How Martian Dice looks in the terminal: dice as coloured badges, the set-aside area with
-tanks against rays, and the score table. Display only: every rule comes from the engine."""
+tanks against rays, and the score table (the :class:`~marsdice.cli.view.GameView` of
+:class:`~marsdice.martian.game.MartianDice`). Display only: every rule comes from the engine,
+and every line about a step is drawn from the step's events."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from marsdice.core.game import GameState, Step
 from marsdice.martian import (
     FACES,
-    Continue,
+    MAX_DICE,
+    MAX_TARGET,
     Face,
     Phase,
-    Roll,
     RolloffMode,
     State,
-    Stop,
     Take,
+    TurnEnd,
     Variant,
 )
-from marsdice.martian.record import why
+from marsdice.martian.events import (
+    Continued,
+    LastRound,
+    Rolled,
+    RolloffBegun,
+    RolloffRolled,
+    Took,
+    TurnScored,
+)
+from marsdice.martian.game import as_state, score_reason
 
-DEFAULT_OPPONENT: Final = "winprob"
+if TYPE_CHECKING:
+    from marsdice.cli import martian_view as _this
+    from marsdice.cli.view import GameView
+
+    _checked: GameView = _this
 
 #: symbol and style per face: shape and colour both tell the faces apart
 BADGES: Final = {
@@ -43,36 +60,101 @@ NAMES: Final = {
     Face.COW: "Cow",
     Face.CHICKEN: "Chicken",
 }
+#: the person at the keyboard, in the default seating; verbs agree with it
+YOU: Final = "You"
+
+RULES: Final = "\n".join(
+    [
+        "[bold]Martian Dice[/] — abduct Earthlings, but beat the tanks.",
+        "",
+        "• On your turn roll all {dice} dice. Tanks ([red3]▲[/]) are set aside at once.",
+        "• Then take [bold]every[/] die of one face type from the roll: Death Rays (ϟ) as "
+        "often as you like, but each Earthling type — humans (H), cows (C), chickens (K) — "
+        "only once a turn.",
+        "• Then stop, or roll the dice left again. The turn also ends when no face may be "
+        "taken or no dice are left.",
+        "• Score: one point per Earthling set aside, +3 with all three types — but nothing "
+        "if the tanks outnumber your Death Rays.",
+        "• Reaching {target} points ends the game once the round is complete: the players "
+        "after you get a last turn. The highest total wins; a tie is settled by a Death Ray "
+        "roll-off ({rolloff}).",
+        "• Playing alone, reach the target in as few turns as you can.",
+        "",
+        "Type [bold]r h c k[/] to take rays, humans, cows or chickens, [bold]s[/] to stop, "
+        "[bold]g[/] to roll again, [bold]?[/] for the moves open now, [bold]quit[/] to leave.",
+    ]
+)
+
+
+# --- options -------------------------------------------------------------------------------
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
+    """The Martian Dice options; each defaults to None and the real default is in its help."""
     default = Variant()
-    group.add_argument("--target", type=int, default=default.target, help="points to end the game")
-    group.add_argument("--dice", type=int, default=default.dice, help="dice per turn")
     group.add_argument(
-        "--rolloff-dice", type=int, default=default.rolloff_dice, help="dice in a tie roll-off"
+        "--target",
+        type=int,
+        default=None,
+        help=f"points that end the game, 1-{MAX_TARGET} (default {default.target})",
+    )
+    group.add_argument(
+        "--dice",
+        type=int,
+        default=None,
+        help=f"dice per turn, 1-{MAX_DICE} (default {default.dice})",
+    )
+    group.add_argument(
+        "--rolloff-dice",
+        type=int,
+        default=None,
+        help=f"dice in a tie roll-off, 1-{MAX_DICE} (default {default.rolloff_dice})",
     )
     group.add_argument(
         "--rolloff-mode",
         choices=[mode.value for mode in RolloffMode],
-        default=default.rolloff_mode.value,
-        help="repeat: the still-tied roll again; single: one roll-off, ties share the win",
+        default=None,
+        help="repeat: the still-tied roll again; single: one roll-off, ties share the win "
+        f"(default {default.rolloff_mode.value})",
     )
 
 
 def make_variant(args: argparse.Namespace, players: int) -> Variant:
+    """The variant from the options, defaults for those not given (VariantError if bad)."""
+    default = Variant()
+
+    def given(name: str, fallback: int) -> int:
+        value: int | None = getattr(args, name, None)
+        return fallback if value is None else value
+
+    mode: str | None = getattr(args, "rolloff_mode", None)
     return Variant(
         players=players,
-        target=args.target,
-        dice=args.dice,
-        rolloff_dice=args.rolloff_dice,
-        rolloff_mode=RolloffMode(args.rolloff_mode),
+        target=given("target", default.target),
+        dice=given("dice", default.dice),
+        rolloff_dice=given("rolloff_dice", default.rolloff_dice),
+        rolloff_mode=default.rolloff_mode if mode is None else RolloffMode(mode),
     )
 
 
+# --- words ---------------------------------------------------------------------------------
+
+
 def acts(name: str, verb: str) -> str:
-    """``Zax rolls`` but ``You roll``."""
-    return f"{name} {verb[:-1] if name == 'You' else verb}"
+    """The name and the verb agreeing with it: ``Zax rolls``, ``You roll``, ``Ann reaches``.
+
+    >>> acts("You", "take"), acts("Zax", "take"), acts("Ann", "reach")
+    ('You take', 'Zax takes', 'Ann reaches')
+    """
+    if name == YOU:
+        return f"{name} {verb}"
+    ending = "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s"
+    return f"{name} {verb}{ending}"
+
+
+def whose(name: str) -> str:
+    """``Your`` or ``Zax's``."""
+    return "Your" if name == YOU else f"{name}'s"
 
 
 def count(n: int, face: Face) -> str:
@@ -80,16 +162,36 @@ def count(n: int, face: Face) -> str:
     return f"{n} {face.plural if n != 1 else face.plural[:-1]}"
 
 
+def joined(names: Sequence[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def dice_text(counts: Sequence[int]) -> Text:
     """A roll or a set-aside area as badges, grouped by face."""
     text = Text()
-    for face, count in zip(FACES, counts, strict=True):
+    for face, n in zip(FACES, counts, strict=True):
         symbol, style = BADGES[face]
-        for _ in range(count):
+        for _ in range(n):
             text.append(f" {symbol} ", style=style)
-        if count:
+        if n:
             text.append(" ")
     return text
+
+
+def needs(state: State, seat: int, names: Sequence[str]) -> str | None:
+    """In the last round, what a player still to play needs: ``7 to pass Ann (6 ties)``;
+    None outside the last round or once the player is ahead."""
+    if not state.end_triggered or state.phase not in (Phase.ROLL, Phase.CHOOSE, Phase.DECIDE):
+        return None
+    leader = max(range(state.players), key=lambda s: (state.scores[s], -s))
+    gap = state.scores[leader] - state.scores[seat]
+    if leader == seat or gap < 0:
+        return None
+    return f"{gap + 1} to pass {names[leader]} ({gap} ties)"
+
+
+# --- the board -----------------------------------------------------------------------------
 
 
 def score_table(state: State, names: Sequence[str]) -> Table:
@@ -102,7 +204,9 @@ def score_table(state: State, names: Sequence[str]) -> Table:
     for seat, name in enumerate(names):
         marker = "▶" if seat == playing else ""
         style = "bold" if seat == playing else ""
-        table.add_row(marker, name, str(state.scores[seat]), str(state.turns[seat]), style=style)
+        table.add_row(
+            marker, escape(name), str(state.scores[seat]), str(state.turns[seat]), style=style
+        )
     return table
 
 
@@ -129,87 +233,132 @@ def turn_panel(state: State) -> Text:
     return text
 
 
-def render_board(console: Console, state: State, names: Sequence[str]) -> None:
-    parts: list[Table | Text] = [score_table(state, names), Text(""), turn_panel(state)]
-    if state.phase is Phase.CHOOSE and state.rolled is not None:
+def render_board(console: Console, state: GameState, names: Sequence[str]) -> None:
+    game = as_state(state)
+    parts: list[Table | Text] = [score_table(game, names), Text(""), turn_panel(game)]
+    if game.phase is Phase.CHOOSE and game.rolled is not None:
         rolled = Text("On the table  ")
-        table_dice = (0, *state.rolled[1:])
+        table_dice = (0, *game.rolled[1:])
         rolled.append_text(dice_text(table_dice))
         parts += [Text(""), rolled]
-    parts += [Text(""), Text(commands_line(state), style="dim")]
-    title = f"{names[state.seat]} to play · target {state.variant.target}"
-    if state.end_triggered:
+    parts += [Text(""), Text(commands_line(game), style="dim")]
+    title = f"{escape(names[game.seat])} to play · target {game.variant.target}"
+    if game.end_triggered:
         title += " · last round"
+        need = needs(game, game.seat, names)
+        if need:
+            title += f": {escape(need)}"
     console.print(Panel(Group(*parts), title=title, title_align="left", expand=False))
 
 
-def render_step(
-    console: Console, before: State, action: object, after: State, names: Sequence[str]
+# --- steps ---------------------------------------------------------------------------------
+
+
+def render_step(console: Console, step: Step, names: Sequence[str]) -> None:
+    """A line per thing that happened, from the step's events; a turn's end gets its score."""
+    after = as_state(step.after)
+    for event in after.events:
+        match event:
+            case Rolled(seat=seat, counts=counts, tanks=tanks, first=first):
+                who = names[seat]
+                if first:
+                    heading = f"[bold]{escape(whose(who))}[/] turn"
+                    need = needs(after, seat, names)
+                    if need:
+                        heading += f" · last round: {escape(need)}"
+                    console.rule(heading)
+                line = Text(f"{acts(who, 'roll')} {sum(counts)}: ")
+                line.append_text(dice_text(counts))
+                if tanks:
+                    line.append(f"({count(tanks, Face.TANK)} set aside)", style="red3")
+                console.print(line)
+            case Took(seat=seat, face=face, count=n):
+                console.print(Text(f"{acts(names[seat], 'take')} {count(n, face)}."))
+            case Continued(seat=seat):
+                console.print(Text(f"{acts(names[seat], 'roll')} again."))
+            case TurnScored() as scored:
+                render_score(console, scored, names)
+            case LastRound() as last:
+                render_last_round(console, last, after, names)
+            case RolloffBegun(seats=seats, score=score, round=number):
+                tied = joined([names[s] for s in seats])
+                if number == 1:
+                    message = f"Tie on {score} between {tied}: Death Ray roll-off!"
+                    console.print(Text(message, style="bold yellow"))
+                else:
+                    console.print(Text(f"Still tied: {tied} roll again.", style="yellow"))
+            case RolloffRolled(seat=seat, counts=counts, rays=rays):
+                line = Text(f"Roll-off: {acts(names[seat], 'roll')} ")
+                line.append_text(dice_text(counts))
+                line.append(f"→ {count(rays, Face.RAY)}", style="bold")
+                console.print(line)
+            case _:
+                pass  # a roll-off round decided, the game over: the next lines or the end screen
+
+
+def render_score(console: Console, scored: TurnScored, names: Sequence[str]) -> None:
+    who = names[scored.seat]
+    if scored.reason is TurnEnd.STOPPED:
+        console.print(Text(f"{acts(who, 'stop')}."))
+    line = Text(
+        f"{acts(who, 'score')} {scored.score}", style="bold green" if scored.score else "bold red"
+    )
+    line.append(f" ({score_reason(scored)}); total {scored.total}.", style="")
+    console.print(line)
+
+
+def render_last_round(
+    console: Console, last: LastRound, state: State, names: Sequence[str]
 ) -> None:
-    """One line per move, telling what happened; a turn's end gets its score."""
-    who = names[before.roller]
-    if before.phase is Phase.ROLLOFF and isinstance(action, Roll):
-        line = Text(f"Roll-off: {acts(who, 'rolls')} ")
-        line.append_text(dice_text(action.counts))
-        line.append(f"→ {count(action[Face.RAY], Face.RAY)}", style="bold")
-        console.print(line)
-    elif isinstance(action, Roll):
-        if before.set_aside == (0, 0, 0, 0, 0):
-            console.rule("[bold]Your[/] turn" if who == "You" else f"[bold]{who}[/]'s turn")
-        line = Text(f"{acts(who, 'rolls')} {action.dice}: ")
-        line.append_text(dice_text(action.counts))
-        if action[Face.TANK]:
-            line.append(f"({count(action[Face.TANK], Face.TANK)} set aside)", style="red3")
-        console.print(line)
-    elif isinstance(action, Take):
-        taken = before.rolled[action.face] if before.rolled else 0
-        console.print(f"{acts(who, 'takes')} {count(taken, action.face)}.")
-    elif isinstance(action, Continue):
-        console.print(f"{acts(who, 'rolls')} again.")
-    elif isinstance(action, Stop):
-        console.print(f"{acts(who, 'stops')}.")
-    if after.turns != before.turns and after.last_turn is not None:
-        turn = after.last_turn
-        reason = why(turn.set_aside, turn.reason.value)
-        style = "bold green" if turn.score else "bold red"
-        console.print(
-            f"[{style}]{acts(names[turn.seat], 'scores')} {turn.score}[/] ({reason}); "
-            f"total {after.scores[turn.seat]}."
+    """Who reached the target, and what each player still to play needs."""
+    score = f" with {last.score}" if last.score != last.target else ""
+    console.print(
+        Text(
+            f"{acts(names[last.seat], 'reach')} the target of {last.target}{score}: "
+            "the round is completed, then the game ends.",
+            style="bold yellow",
         )
-        if after.end_triggered and not before.end_triggered:
-            console.print(
-                f"[bold yellow]{names[turn.seat]} reached {after.variant.target}: "
-                "the round is completed, then the game ends.[/]"
+    )
+    for seat in last.remaining:
+        gap = last.score - state.scores[seat]
+        console.print(
+            Text(
+                f"  {acts(names[seat], 'need')} {gap + 1} to pass {names[last.seat]} ({gap} ties).",
+                style="yellow",
             )
-    if after.phase is Phase.ROLLOFF and before.phase is not Phase.ROLLOFF:
-        tied = " and ".join(names[s] for s in after.rolloff_seats)
-        console.print(f"[bold yellow]Tie between {tied}: Death Ray roll-off![/]")
-    elif before.phase is Phase.ROLLOFF and after.phase is Phase.ROLLOFF and not after.rolloff_rays:
-        tied = " and ".join(names[s] for s in after.rolloff_seats)
-        console.print(f"[yellow]Still tied: {tied} roll again.[/]")
+        )
 
 
-def render_final(console: Console, state: State, names: Sequence[str]) -> None:
+def render_final(console: Console, state: GameState, names: Sequence[str]) -> None:
+    game = as_state(state)
     table = Table(title="Final scores", header_style="bold")
     table.add_column("Place", justify="right")
     table.add_column("Player")
     table.add_column("Total", justify="right")
     table.add_column("Turns", justify="right")
-    order = sorted(range(len(names)), key=lambda seat: state.placings()[seat])
-    for seat in order:
+    places = game.placings()
+    for seat in sorted(range(len(names)), key=lambda s: places[s]):
         table.add_row(
-            str(state.placings()[seat]),
-            names[seat],
-            str(state.scores[seat]),
-            str(state.turns[seat]),
+            str(places[seat]), escape(names[seat]), str(game.scores[seat]), str(game.turns[seat])
         )
     console.print(table)
-    if state.variant.solo:
-        console.print(f"[bold green]Target reached in {state.turns[0]} turns.[/]")
+    for number, rolloff in enumerate(game.rolloff_history, start=1):
+        rolls = ", ".join(
+            f"{names[s]} {count(r, Face.RAY)}"
+            for s, r in zip(rolloff.seats, rolloff.rays, strict=True)
+        )
+        console.print(Text(f"Roll-off {number}: {rolls}"))
+    if game.variant.solo:
+        console.print(Text(f"Target reached in {game.turns[0]} turns.", style="bold green"))
         return
-    winners = " and ".join(names[seat] for seat in state.winners)
-    verb = "share the win" if len(state.winners) > 1 else "wins"
-    console.print(f"[bold green]{winners} {verb}![/]")
+    winners = [names[seat] for seat in game.winners]
+    if len(winners) > 1:
+        console.print(Text(f"{joined(winners)} share the win!", style="bold green"))
+    else:
+        console.print(Text(f"{acts(winners[0], 'win')}!", style="bold green"))
+
+
+# --- prompts -------------------------------------------------------------------------------
 
 
 def takes(state: State) -> list[tuple[str, str]]:
@@ -225,24 +374,53 @@ def commands_line(state: State) -> str:
     return f"take: {options} · ? help"
 
 
-def help_text(state: State) -> str:
-    if state.phase is Phase.DECIDE:
-        return "Type [bold]s[/] (stop and score) or [bold]g[/] (roll the dice left again)."
-    legal = ", ".join(f"[bold]{name}[/] ({letter})" for letter, name in takes(state))
-    return f"Take one face type from the table: {legal}. 'quit' leaves the game."
+def help_text(state: GameState) -> str:
+    game = as_state(state)
+    if game.phase is Phase.DECIDE:
+        return (
+            "Type [bold]s[/] (stop and score) or [bold]g[/] (roll the dice left again); "
+            "'rules' shows the rules, 'quit' leaves the game."
+        )
+    legal = ", ".join(f"[bold]{name}[/] ({letter})" for letter, name in takes(game))
+    return f"Take one face type from the table: {legal}. 'rules' shows the rules, 'quit' leaves."
 
 
-def hint(state: State) -> str | None:
-    """The solver's best move and every move's numbers: win chance (solo: expected turns to
-    finish) and the turn's expected score."""
-    from marsdice.solve.policy import analyze
+def rules_text() -> str:
+    """A summary of the rules, with the default settings."""
+    default = Variant()
+    return RULES.format(
+        dice=default.dice,
+        target=default.target,
+        rolloff=f"{default.rolloff_dice} dice, most Death Rays wins",
+    )
 
-    rows = analyze(state)
-    if state.variant.solo:
+
+def hint(state: GameState) -> str | None:
+    """The solver's best move, then every move with its numbers labelled: the turn's expected
+    points and the chance to win (solo: the expected turns to reach the target). None when
+    there is nothing to decide."""
+    game = as_state(state)
+    if game.phase not in (Phase.CHOOSE, Phase.DECIDE):
+        return None
+    from marsdice.solve.policy import ChoiceAnalysis, analyze
+
+    rows = analyze(game)
+    solo = game.variant.solo
+
+    def numbers(row: ChoiceAnalysis) -> str:
+        if solo:
+            return (
+                f"expected points {row.expected_score:.2f}, "
+                f"expected turns to finish {row.expected_turns or 0.0:.2f}"
+            )
+        return (
+            f"expected points {row.expected_score:.2f}, "
+            f"chance to win {row.win_probability or 0.0:.1%}"
+        )
+
+    if solo:
         best = min(rows, key=lambda r: r.expected_turns or 0.0)
-        parts = [f"{r.action.text()} {r.expected_turns:.2f} turns" for r in rows]
     else:
         best = max(rows, key=lambda r: r.win_probability or 0.0)
-        parts = [f"{r.action.text()} {r.win_probability:.1%}" for r in rows]
-    scores = " · ".join(f"{r.action.text()} {r.expected_score:.2f}" for r in rows)
-    return f"best {best.action.text()} — {' · '.join(parts)} (expected turn score: {scores})"
+    others = [f"{r.action.text()}: {numbers(r)}" for r in rows if r is not best]
+    return " · ".join([f"best: {best.action.text()} — {numbers(best)}", *others])

@@ -50,12 +50,14 @@ class TurnEnd(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Rolled(Event):
-    """A turn's dice were rolled: ``counts`` is the whole roll; its ``tanks`` were set aside."""
+    """A turn's dice were rolled: ``counts`` is the whole roll; its ``tanks`` were set aside.
+    ``first``: the turn's first roll (every die), so the turn begins with it."""
 
     kind: ClassVar[str] = "rolled"
     seat: int
     counts: Counts
     tanks: int
+    first: bool
 
 
 @dataclass(frozen=True, slots=True)

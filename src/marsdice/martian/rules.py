@@ -415,7 +415,7 @@ class State:
 
     def _after_roll(self, rolled: Counts, events: list[Event]) -> State:
         tanks = rolled[Face.TANK]
-        events.append(Rolled(self.seat, rolled, tanks))
+        events.append(Rolled(self.seat, rolled, tanks, first=self.set_aside == NO_DICE))
         set_aside = _bump(self.set_aside, Face.TANK, tanks)
         moved = replace(self, set_aside=set_aside, rolled=rolled, phase=Phase.CHOOSE)
         if not allowed_faces(rolled, set_aside):
