@@ -1,10 +1,38 @@
 """Mars Attacks: The Dice Game: the rules engine and its card data (standard library only).
 
+Modules: :mod:`~marsdice.attacks.variant` (settings and dice), :mod:`~marsdice.attacks.cards`
+(the card set as validated data), :mod:`~marsdice.attacks.actions` (actions and notation),
+:mod:`~marsdice.attacks.events` (what a step did), :mod:`~marsdice.attacks.state` (the
+position and its transitions), :mod:`~marsdice.attacks.abilities` (the named cards),
+:mod:`~marsdice.attacks.setup` (the deal), :mod:`~marsdice.attacks.game` (the game as the
+layers above see it: records, player views, encodings), :mod:`~marsdice.attacks.solver`.
+
 >>> from marsdice.attacks import new_game, Variant
 >>> new_game(Variant(players=4)).scores
 (0, 0, 0, 0)
 """
 
+from marsdice.attacks.actions import (
+    HELP,
+    PASS,
+    RESTART,
+    STOP,
+    Action,
+    BostonMove,
+    Decision,
+    Draw,
+    MemphisPlace,
+    Pass,
+    Reroll,
+    Restart,
+    Roll,
+    SeattleSet,
+    Stop,
+    Target,
+    TorontoReroll,
+    parse_decision,
+    resolve_card,
+)
 from marsdice.attacks.cards import (
     Ability,
     Card,
@@ -16,40 +44,20 @@ from marsdice.attacks.cards import (
     load_cards,
     loads_cards,
 )
-from marsdice.attacks.rules import (
+from marsdice.attacks.phases import Outcome, Phase
+from marsdice.attacks.setup import deal, new_game
+from marsdice.attacks.state import State, TurnResult, as_state
+from marsdice.attacks.variant import (
     DICE,
     FACES,
-    HELP,
-    PASS,
-    RESTART,
-    STOP,
     TOKENS,
-    Action,
     BombedRule,
-    BostonMove,
-    Decision,
+    DenverRule,
     Difficulty,
-    Draw,
     Face,
-    MemphisPlace,
-    Outcome,
-    Pass,
-    Phase,
-    Reroll,
     RerollRule,
-    Restart,
-    Roll,
-    SeattleSet,
-    State,
-    Stop,
-    Target,
-    TorontoReroll,
-    TurnResult,
+    SeattleRule,
     Variant,
-    deal,
-    new_game,
-    parse_decision,
-    resolve_card,
 )
 
 __all__ = [
@@ -67,6 +75,7 @@ __all__ = [
     "Card",
     "CardError",
     "Decision",
+    "DenverRule",
     "Difficulty",
     "Draw",
     "Face",
@@ -79,6 +88,7 @@ __all__ = [
     "RerollRule",
     "Restart",
     "Roll",
+    "SeattleRule",
     "SeattleSet",
     "State",
     "Stop",
@@ -87,6 +97,7 @@ __all__ = [
     "TorontoReroll",
     "TurnResult",
     "Variant",
+    "as_state",
     "builtin_cards",
     "deal",
     "dumps_cards",

@@ -13,17 +13,19 @@ and the field, so an owner typing in the printed values can fix it, and nothing 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from marsdice.core.errors import VariantError
+from marsdice.core.game import JSON, JSONObject
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -143,9 +145,9 @@ class Card:
     def is_city(self) -> bool:
         return self.kind is Kind.CITY
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The card in the file schema."""
-        data: dict[str, Any] = {
+        data: JSONObject = {
             "name": self.name,
             "kind": self.kind.value,
             "symbol": self.symbol.value,
@@ -155,7 +157,7 @@ class Card:
             "ability": self.ability.value if self.ability else None,
         }
         if self.placeholder:
-            data["placeholder"] = list(self.placeholder)
+            data["placeholder"] = list[JSON](self.placeholder)
         return data
 
 
@@ -204,8 +206,26 @@ def card_from_dict(data: object, position: int) -> Card:
     return card
 
 
-def _check_consistency(card: Card, bad: Any) -> None:
-    """The fields that the rules tie together."""
+#: builds the error for a field of the card being read
+Bad = Callable[[str, str], CardError]
+#: Las Vegas goes to the first player bombed this many times (the rules fix it)
+VEGAS_BOMBS: Final = 3
+
+
+def _check_consistency(card: Card, bad: Bad) -> None:
+    """The fields that the rules tie together, and what the rules fix for an ability card."""
+    if card.ability is not None and card.kind is not Kind.CITY:
+        raise bad(
+            "kind",
+            f"of a card with ability {card.ability.value} must be city: the rules make "
+            f"{card.ability.value} a city",
+        )
+    if card.ability is Ability.LAS_VEGAS and card.requirement != VEGAS_BOMBS:
+        raise bad(
+            "requirement",
+            f"of the las-vegas card must be {VEGAS_BOMBS}: the rules give it to the first "
+            f"player bombed {VEGAS_BOMBS} times, got {card.requirement}",
+        )
     if card.kind is Kind.MONUMENT and card.symbol is not Symbol.HEAD:
         raise bad("symbol", f"of a monument must be head, got {card.symbol.value}")
     if card.kind is Kind.CITY and card.symbol is Symbol.HEAD:
@@ -224,6 +244,11 @@ def validate_cards(cards: Sequence[Card]) -> tuple[Card, ...]:
     abilities: dict[Ability, int] = {}
     for position, card in enumerate(cards, start=1):
         label = f"card {position} ({card.name!r})"
+
+        def bad(field: str, why: str, label: str = label) -> CardError:
+            return CardError(f"{label}: field {field!r} {why}")
+
+        _check_consistency(card, bad)
         if card.slug in seen:
             other = cards[seen[card.slug] - 1].name
             raise CardError(
@@ -292,7 +317,7 @@ def loads_cards(text: str, source: str = "card file") -> tuple[Card, ...]:
 
 def dumps_cards(cards: Sequence[Card], placeholder: bool = False, note: str = "") -> str:
     """A card file for these cards (the loader reads it back unchanged)."""
-    data: dict[str, Any] = {"format": FORMAT, "placeholder": placeholder}
+    data: JSONObject = {"format": FORMAT, "placeholder": placeholder}
     if note:
         data["note"] = note
     data["cards"] = [card.to_dict() for card in cards]
@@ -311,6 +336,23 @@ def builtin_is_placeholder() -> bool:
     enters the printed numbers)."""
     text = resources.files("marsdice.attacks").joinpath("cards.json").read_text(encoding="utf-8")
     return bool(json.loads(text).get("placeholder", False))
+
+
+def cards_hash(cards: Sequence[Card]) -> str:
+    """A short content hash of a card set: the first 12 hex digits of the SHA-256 of its
+    canonical JSON (every rules field, in order; placeholder flags left out).
+
+    >>> full, fewer = cards_hash(builtin_cards()), cards_hash(builtin_cards()[:28])
+    >>> len(full), full == fewer
+    (12, False)
+    """
+    data = []
+    for card in cards:
+        fields = card.to_dict()
+        fields.pop("placeholder", None)
+        data.append(fields)
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
 
 def by_slug(cards: Sequence[Card]) -> dict[str, Card]:
@@ -338,7 +380,7 @@ def card_from_tag(text: str, position: int = 1) -> Card:
             f"card {position}: write name|kind|symbol|requirement|vp|nukes|ability, got {text!r}"
         )
     name, kind, symbol, requirement, vp, nukes, ability = parts
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "name": name,
         "kind": kind,
         "symbol": symbol,
@@ -354,7 +396,7 @@ def _maybe_int(text: str) -> int | str:
     return int(text) if re.fullmatch(r"-?[0-9]+", text) else text
 
 
-def _enum(enum: type[E], value: object, bad: Any, field: str) -> E:
+def _enum(enum: type[E], value: object, bad: Bad, field: str) -> E:
     try:
         if not isinstance(value, str):
             raise ValueError(value)
@@ -364,7 +406,7 @@ def _enum(enum: type[E], value: object, bad: Any, field: str) -> E:
         raise bad(field, f"must be one of {allowed}, got {value!r}") from None
 
 
-def _whole(value: object, low: int, high: int, bad: Any, field: str) -> int:
+def _whole(value: object, low: int, high: int, bad: Bad, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise bad(field, f"must be a whole number {low}-{high}, got {value!r}")
     return value

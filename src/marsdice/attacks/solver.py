@@ -29,7 +29,7 @@ from functools import cache, lru_cache
 from typing import Final
 
 from marsdice.attacks.cards import Symbol
-from marsdice.attacks.rules import DICE, FACE_PROBABILITIES, Face
+from marsdice.attacks.variant import DICE, FACE_PROBABILITIES, Face
 from marsdice.core.dice import dice_outcomes
 
 Vec = tuple[float, float, float, float]  # value, P(capture), P(bombed), expected progress

@@ -14,7 +14,7 @@ from __future__ import annotations
 from math import comb
 
 from marsdice.attacks.cards import Symbol
-from marsdice.attacks.rules import (
+from marsdice.attacks import (
     PASS,
     RESTART,
     STOP,

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Final
 
 from marsdice.attacks.cards import Ability, Symbol
-from marsdice.attacks.rules import (
+from marsdice.attacks import (
     PASS,
     RESTART,
     STOP,
