@@ -186,6 +186,16 @@ class TorontoUsed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class AbilityDeclined(Event):
+    """The seat passes on an optional ability (``boston``, ``seattle``, ``toronto``, ``denver``:
+    the ability's name)."""
+
+    kind: ClassVar[str] = "ability-declined"
+    seat: int
+    ability: str
+
+
+@dataclass(frozen=True, slots=True)
 class DenverRestarted(Event):
     """Denver: the bombing first roll is ignored; ``whole_turn``: from the start of the turn
     (else from the declaration of the target)."""

@@ -68,6 +68,8 @@ class Problem:
     toronto: bool = False
     seattle: bool = False
     denver: bool = False
+    #: Seattle's die is set at the start of the turn, before the target (the seed's rule)
+    seattle_first: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,18 +122,34 @@ class TurnSolver:
         return Estimate.of(self._first(goal, seattle))
 
     def best_seattle(self, goal: int) -> Face | None:
-        """Seattle's best face for this target (``None``: do not use it)."""
+        """Seattle's best face for this declared target (``None``: do not use it)."""
         if not self.problem.seattle:
             return None
         options: list[Face | None] = [None, *Face]
         return max(options, key=lambda face: self._first(goal, face)[0] - _tiny(face))
 
-    def target_value(self, goal: int) -> Estimate:
-        """The turn's worth with ``goal`` declared and Seattle used at best."""
-        return Estimate.of(self._first(goal, self.best_seattle(goal)))
+    def best_opening_seattle(self) -> Face | None:
+        """Seattle's best face before any target is declared (the ``start`` rule): the face
+        whose best target is worth the most (``None``: do not use it)."""
+        if not self.problem.seattle:
+            return None
+        options: list[Face | None] = [None, *Face]
+        goals = range(len(self.goals))
+        return max(
+            options,
+            key=lambda face: max(self._first(g, face)[0] for g in goals) - _tiny(face),
+        )
 
-    def best_goal(self) -> int:
-        return max(range(len(self.goals)), key=lambda g: self.target_value(g).value)
+    def target_value(self, goal: int, face: Face | None = None) -> Estimate:
+        """The turn's worth with ``goal`` declared: with Seattle's die already set to
+        ``face``, or (Seattle set after the declaration) with Seattle used at best."""
+        if face is None and not self.problem.seattle_first:
+            face = self.best_seattle(goal)
+        return Estimate.of(self._first(goal, face))
+
+    def best_goal(self, face: Face | None = None) -> int:
+        """The best target (Seattle's die set to ``face`` already, if given)."""
+        return max(range(len(self.goals)), key=lambda g: self.target_value(g, face).value)
 
     def toronto_choice(
         self, dice: Sequence[int], goal: int, fallback: tuple[float, int], first: bool
@@ -204,37 +222,26 @@ class TurnSolver:
         toronto: bool,
         first: bool,
     ) -> Vec:
-        """A roll judged: bombed, captured, a decision, or the attack ends."""
+        """A roll judged: bombed, captured, a decision, or the attack ends (memoised)."""
         g = self.goals[goal]
         bombs = g.symbol is not Symbol.NUKE and n >= self.limit
         key = (h, r, n, goal, fallback if bombs or g.detroit else None, toronto, first)
         cached = self._judged.get(key)
-        if cached is None:
-            cached = self._judged[key] = self._judge_now(h, r, n, goal, fallback, toronto, first)
-        return cached
-
-    def _judge_now(
-        self,
-        h: int,
-        r: int,
-        n: int,
-        goal: int,
-        fallback: tuple[float, int],
-        toronto: bool,
-        first: bool,
-    ) -> Vec:
-        g = self.goals[goal]
-        if g.symbol is not Symbol.NUKE and n >= self.limit:
-            bombed = self._bombed(fallback)
+        if cached is not None:
+            return cached
+        if bombs:
+            value = self._bombed(fallback)
             if first and self.problem.denver:
                 restart = self._restart_vec()
-                return restart if restart[0] > bombed[0] else bombed
-            return bombed
-        if _count(g.symbol, h, r, n) >= g.need:
-            return (g.capture, 1.0, 0.0, 0.0)
-        if g.city and h > 0:
-            return self._decide_node(h, r, n, goal, fallback, toronto)
-        return self._stop(h, r, n, goal, fallback)
+                value = restart if restart[0] > value[0] else value
+        elif _count(g.symbol, h, r, n) >= g.need:
+            value = (g.capture, 1.0, 0.0, 0.0)
+        elif g.city and h > 0:
+            value = self._decide_node(h, r, n, goal, fallback, toronto)
+        else:
+            value = self._stop(h, r, n, goal, fallback)
+        self._judged[key] = value
+        return value
 
     def _post_node(
         self,
@@ -448,8 +455,12 @@ class TurnSolver:
     def _restart_vec(self) -> Vec:
         if self._restart is None:
             again = solver_for(replace(self.problem, denver=False))
-            goal = again.best_goal()
-            self._restart = again._first(goal, again.best_seattle(goal))
+            if self.problem.seattle_first:
+                face = again.best_opening_seattle()
+                self._restart = again._first(again.best_goal(face), face)
+            else:
+                goal = again.best_goal()
+                self._restart = again._first(goal, again.best_seattle(goal))
         return self._restart
 
 

@@ -58,6 +58,7 @@ from marsdice.attacks.actions import (
 )
 from marsdice.attacks.cards import Ability, Card, Symbol
 from marsdice.attacks.events import (
+    AbilityDeclined,
     Bombed,
     Captured,
     CardTurnedUp,
@@ -481,6 +482,10 @@ class State:
         return state.judge()
 
     def _after_pass(self) -> State:
+        state = self.emit(AbilityDeclined(self.seat, self.phase.value))
+        return state._passed()
+
+    def _passed(self) -> State:
         if self.phase is Phase.BOSTON:
             return self.start_from(boston=False, seattle=True)
         if self.phase is Phase.SEATTLE:

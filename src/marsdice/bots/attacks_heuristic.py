@@ -4,30 +4,21 @@ Target: the face-up card with the most VP times a rough chance to take it this t
 binomial chance that the dice, all pushed to the end, show enough of its symbol; halved when
 the nuke limit is tight). Rerolling: keep going while the nukes are at least three short of
 the limit (two with few heads left). Switch to another city when the ray guns already locked
-would take it. Abilities: Seattle sets the target's symbol, Toronto rerolls a nuke that bombs
-(or a die that leaves a monument one short), Denver always restarts, Boston steps the token on
-the richest card, Memphis picks the first stack.
+would take it. Abilities: Seattle sets the (coming) target's symbol, Toronto rerolls a nuke
+that bombs (or a die that leaves a monument one short), Denver always restarts, Boston steps
+the token on the richest card, Memphis picks the first stack.
 """
 
 from __future__ import annotations
 
 from math import comb
 
+from marsdice.attacks import actions as act
 from marsdice.attacks.cards import Symbol
-from marsdice.attacks import (
-    PASS,
-    RESTART,
-    STOP,
-    Action,
-    BostonMove,
-    Face,
-    Phase,
-    Reroll,
-    SeattleSet,
-    State,
-    Target,
-    TorontoReroll,
-)
+from marsdice.attacks.phases import Phase
+from marsdice.attacks.state import State, as_state
+from marsdice.attacks.variant import Face
+from marsdice.core.game import GameState
 
 _FACE_OF = {Symbol.RAY: Face.RAY, Symbol.HEAD: Face.HEAD, Symbol.NUKE: Face.NUKE}
 
@@ -40,26 +31,30 @@ class HeuristicBot:
     def __init__(self, seed: int | None = None) -> None:
         del seed  # deterministic
 
-    def choose(self, state: State) -> Action:
-        legal = state.legal_actions()
-        phase = state.phase
+    def choose(self, state: GameState) -> act.Action:
+        """A move by the rules of thumb (a Mars Attacks state only)."""
+        s = as_state(state)
+        legal = s.legal_actions()
+        phase = s.phase
         if phase is Phase.TARGET:
-            best = max(state.targets(), key=lambda card: self._appeal(state, card))
-            return Target(state.card(best).slug)
+            return act.Target(s.slug(self._best_target(s)))
         if phase is Phase.BOSTON:
-            moves = [a for a in legal if isinstance(a, BostonMove)]
-            slugs = {state.card(c).slug: c for c in state.face_up if c is not None}
-            return max(moves, key=lambda a: state.card(slugs[a.card]).vp, default=PASS)
+            moves = [a for a in legal if isinstance(a, act.BostonMove)]
+            slugs = {s.slug(c): c for c in s.face_up if c is not None}
+            return max(moves, key=lambda a: s.card(slugs[a.card]).vp, default=act.PASS)
         if phase is Phase.SEATTLE:
-            assert state.target is not None
-            return SeattleSet(_FACE_OF[state.card(state.target).symbol])
+            target = self._best_target(s) if s.target is None else s.target
+            return act.SeattleSet(_FACE_OF[s.card(target).symbol])
         if phase is Phase.TORONTO:
-            return self._toronto(state)
+            return self._toronto(s)
         if phase is Phase.DENVER:
-            return RESTART
+            return act.RESTART
         if phase is Phase.DECIDE:
-            return self._decide(state)
+            return self._decide(s)
         return legal[0]
+
+    def _best_target(self, state: State) -> int:
+        return max(state.targets(), key=lambda card: self._appeal(state, card))
 
     @staticmethod
     def _appeal(state: State, card: int) -> float:
@@ -72,19 +67,19 @@ class HeuristicBot:
         return c.vp * chance + 0.1 * state.token(state.seat, card)
 
     @staticmethod
-    def _toronto(state: State) -> Action:
+    def _toronto(state: State) -> act.Action:
         assert state.target is not None
         c = state.card(state.target)
         if c.symbol is not Symbol.NUKE and state.nukes >= state.nuke_limit:
-            return TorontoReroll(Face.NUKE)
+            return act.TorontoReroll(Face.NUKE)
         if c.symbol is Symbol.HEAD and state.count(state.target) == c.requirement - 1:
             face = Face.NUKE if state.nukes else Face.RAY
             if state.dice[face]:
-                return TorontoReroll(face)
-        return PASS
+                return act.TorontoReroll(face)
+        return act.PASS
 
     @staticmethod
-    def _decide(state: State) -> Action:
+    def _decide(state: State) -> act.Action:
         assert state.target is not None
         # a city the locked ray guns already take: switch to it and roll once more
         ready = [
@@ -98,5 +93,5 @@ class HeuristicBot:
         safe = margin >= 3 or (margin >= 2 and state.heads <= 3)
         if ready and margin >= 2:
             best = max(ready, key=lambda c: state.card(c).vp)
-            return Reroll(None, state.card(best).slug)
-        return Reroll() if safe else STOP
+            return act.Reroll(None, state.slug(best))
+        return act.Reroll() if safe else act.STOP

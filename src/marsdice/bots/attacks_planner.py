@@ -25,22 +25,13 @@ from __future__ import annotations
 
 from typing import Final
 
+from marsdice.attacks import actions as act
 from marsdice.attacks.cards import Ability, Symbol
-from marsdice.attacks import (
-    PASS,
-    RESTART,
-    STOP,
-    Action,
-    BostonMove,
-    MemphisPlace,
-    Phase,
-    Reroll,
-    SeattleSet,
-    State,
-    Target,
-    TorontoReroll,
-)
+from marsdice.attacks.phases import Phase
 from marsdice.attacks.solver import Goal, Problem, TurnSolver, capture_probability, solver_for
+from marsdice.attacks.state import State, as_state
+from marsdice.attacks.variant import SeattleRule
+from marsdice.core.game import GameState
 
 #: share of a card's worth that a token is worth, per unit of its capture chance (tuned in
 #: seeded series against the heuristic bot: 0.3-0.5 play best, 0.6 and more overvalue progress)
@@ -73,45 +64,50 @@ class PlannerBot:
         del seed  # deterministic
         self.endgame = endgame
 
-    def choose(self, state: State) -> Action:
-        phase = state.phase
+    def choose(self, state: GameState) -> act.Action:
+        """The solver's best play for the seat to act (a Mars Attacks state only)."""
+        s = as_state(state)
+        phase = s.phase
         if phase is Phase.BOSTON:
-            return self._boston(state)
+            return self._boston(s)
         if phase is Phase.MEMPHIS:
-            return self._memphis(state)
-        values = Values(state, endgame=self.endgame)
+            return self._memphis(s)
+        values = Values(s, endgame=self.endgame)
         solver = solver_for(values.problem)
+        if phase is Phase.SEATTLE and s.target is None:  # before the target: the best face
+            face = solver.best_opening_seattle()
+            return act.PASS if face is None else act.SeattleSet(face)
         if phase is Phase.TARGET:
-            return Target(state.card(values.cards[solver.best_goal()]).slug)
-        goal = values.goals_index[_target(state)]
+            return act.Target(s.slug(values.cards[solver.best_goal(s.set_face)]))
+        goal = values.goals_index[_target(s)]
         if phase is Phase.SEATTLE:
             face = solver.best_seattle(goal)
-            return PASS if face is None else SeattleSet(face)
+            return act.PASS if face is None else act.SeattleSet(face)
         fallback = values.fallback()
         if phase is Phase.TORONTO:
-            first = state.rolls == 1
-            choice = solver.toronto_choice(state.dice, goal, fallback, first)
-            return PASS if choice is None else TorontoReroll(choice)
+            first = s.rolls == 1
+            choice = solver.toronto_choice(s.dice, goal, fallback, first)
+            return act.PASS if choice is None else act.TorontoReroll(choice)
         if phase is Phase.DENVER:
             again = solver.restart_value().value
-            return RESTART if again > solver.bombed_value(fallback).value else PASS
+            return act.RESTART if again > solver.bombed_value(fallback).value else act.PASS
         if phase is Phase.DECIDE:
-            choice_ = solver.decide(state.dice, goal, fallback, values.toronto)
+            choice_ = solver.decide(s.dice, goal, fallback, values.toronto)
             if choice_ is None:
-                return STOP
+                return act.STOP
             count, other = choice_
-            switch = None if other == goal else state.card(values.cards[other]).slug
-            return Reroll(None if count == state.heads else count, switch)
+            switch = None if other == goal else s.slug(values.cards[other])
+            return s.normalize(act.Reroll(count, switch))
         raise ValueError(f"the planner has no move in phase {phase.value}")
 
-    def _boston(self, state: State) -> Action:
+    def _boston(self, state: State) -> act.Action:
         """Boston's step is free progress: take the step worth the most."""
         values = Values(state, endgame=self.endgame)
-        moves = [a for a in state.legal_actions() if isinstance(a, BostonMove)]
+        moves = [a for a in state.legal_actions() if isinstance(a, act.BostonMove)]
         if not moves:
-            return PASS
+            return act.PASS
 
-        def gain(move: BostonMove) -> float:
+        def gain(move: act.BostonMove) -> float:
             card = next(
                 c for c in state.face_up if c is not None and state.card(c).slug == move.card
             )
@@ -129,10 +125,10 @@ class PlannerBot:
         return max(moves, key=gain)
 
     @staticmethod
-    def _memphis(state: State) -> Action:
+    def _memphis(state: State) -> act.Action:
         """Leading: make the game end sooner (the card under the longest stack); otherwise
         later (under the shortest)."""
-        moves = [a for a in state.legal_actions() if isinstance(a, MemphisPlace)]
+        moves = [a for a in state.legal_actions() if isinstance(a, act.MemphisPlace)]
         scores = state.scores
         leading = scores[state.seat] >= max(scores)
         size = [len(state.stacks[a.stack - 1]) for a in moves]
@@ -166,6 +162,7 @@ class Values:
             toronto=self.toronto,
             seattle=state.owns(seat, Ability.SEATTLE),
             denver=state.owns(seat, Ability.DENVER) and not state.denver_used,
+            seattle_first=variant.seattle is SeattleRule.START,
         )
 
     # -- the values --
@@ -286,14 +283,16 @@ class Values:
         return emptied and state.empty_stacks + 1 >= state.variant.end_stacks
 
 
-def estimates(state: State) -> dict[int, tuple[float, float, float, float]]:
+def estimates(state: GameState) -> dict[int, tuple[float, float, float, float]]:
     """Per face-up target card: (value, P(capture), P(bombed), expected progress) of declaring
-    it now under the planner's values, for displays and tests."""
-    values = Values(state)
+    it now under the planner's values (Seattle's die as set, or set at best after the
+    declaration), for displays and tests."""
+    s = as_state(state)
+    values = Values(s)
     solver: TurnSolver = solver_for(values.problem)
     out = {}
     for i, card in enumerate(values.cards):
-        e = solver.target_value(i)
+        e = solver.target_value(i, s.set_face)
         out[card] = (e.value, e.capture, e.bombed, e.progress)
     return out
 

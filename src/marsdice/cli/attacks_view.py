@@ -1,8 +1,10 @@
 """How Mars Attacks looks in the terminal: the face-up cards with their tracks, tokens, nukes
-and abilities, the nuke limit, the dice, each player's cards, and the final scoring.
+and abilities, the nuke limit, the dice, each player's cards, and the final scoring (the
+:class:`~marsdice.cli.view.GameView` of :class:`~marsdice.attacks.game.MarsAttacks`).
 
-Display only: every rule comes from the engine. The view never shows a face-down card (the
-stacks' order, the card Memphis brings out of the box).
+Display only: every rule comes from the engine, and every line about a step is drawn from the
+step's events. The view never shows a face-down card (the stacks' order, the card Memphis
+brings out of the box).
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -20,33 +23,28 @@ from rich.text import Text
 from marsdice.attacks import (
     HELP,
     Ability,
-    BombedRule,
-    BostonMove,
     Card,
-    Difficulty,
-    Draw,
     Face,
     Kind,
-    MemphisPlace,
-    Pass,
+    Outcome,
     Phase,
-    Reroll,
-    RerollRule,
-    Restart,
-    Roll,
-    SeattleSet,
     State,
-    Stop,
     Symbol,
-    Target,
-    TorontoReroll,
-    Variant,
+    as_state,
     builtin_cards,
     load_cards,
 )
-from marsdice.attacks.record import describe_turn, result_text
+from marsdice.attacks import events as ev
+from marsdice.attacks.game import SYMBOL_WORDS, acts, describe_turn, tie_break
+from marsdice.attacks.variant import STACKS, SWITCHES, Variant
+from marsdice.cli.args import int_range
+from marsdice.core.game import GameState, Step
 
-DEFAULT_OPPONENT: Final = "planner"
+if TYPE_CHECKING:
+    from marsdice.cli import attacks_view as _this
+    from marsdice.cli.view import GameView
+
+    _checked: GameView = _this
 
 #: symbol and style per face: shape and colour both tell the faces apart
 BADGES: Final = {
@@ -54,81 +52,108 @@ BADGES: Final = {
     Face.RAY: ("ϟ", "bold black on gold1"),
     Face.NUKE: ("☢", "bold white on red3"),
 }
-SYMBOL_WORDS: Final = {
-    Symbol.RAY: "ray guns",
-    Symbol.HEAD: "heads",
-    Symbol.NUKE: "nukes",
-    Symbol.BUST: "bombs",
-}
 SYMBOL_MARKS: Final = {Symbol.RAY: "ϟ", Symbol.HEAD: "☻", Symbol.NUKE: "☢", Symbol.BUST: "✸"}
 #: one colour per seat for tokens and names
 SEAT_STYLES: Final = ("cyan", "magenta", "yellow", "bright_blue", "bright_green", "orange3")
-_PASSED: Final = {
-    Phase.BOSTON: "does not use Boston",
-    Phase.SEATTLE: "does not use Seattle",
-    Phase.TORONTO: "keeps the dice (no Toronto reroll)",
-    Phase.DENVER: "accepts the bomb (no Denver restart)",
+_DECLINED: Final = {
+    "boston": "does not use Boston",
+    "seattle": "does not use Seattle",
+    "denver": "accepts the bomb (no Denver restart)",
 }
+#: what each switch means, for the option help
+SWITCH_HELP: Final = {
+    "difficulty": "difficulty card: easy adds 2 nukes to the limit, hard 1",
+    "bombed": "what a bomb loses: the last roll (the rulebook) or the whole turn",
+    "reroll": "reroll all heads showing, or any number of them",
+    "seattle": "when Seattle's owner sets a die: at the start of the turn (the rulebook) or "
+    "after declaring the target",
+    "denver": "Denver restarts the whole turn (the rulebook) or goes back to the target",
+}
+
+RULES: Final = "\n".join(
+    [
+        "[bold]Mars Attacks: The Dice Game[/] — capture cities and monuments, most VP wins.",
+        "",
+        "[bold]Symbols[/]  ☻ Martian head   ϟ ray gun   ☢ nuke   ✸ a bomb (Las Vegas's track)   "
+        "[green3]●[/] green card (a lasting power of its owner)   [red3]●[/] red card "
+        "(works face-up or on capture)   * placeholder numbers",
+        "",
+        "[bold]The nuke limit[/] is the nuke symbols (☢) on every face-up card plus the "
+        "difficulty card's (easy 2, hard 1). When the nukes you have locked this turn reach "
+        "the limit you are [bold]bombed[/]: the turn ends and the last roll is lost. The limit "
+        "changes when the face-up cards change.",
+        "",
+        "• Start of your turn: your green cards (Boston, Seattle), then New York.",
+        "• Declare a target: any face-up card but Las Vegas. Your token on it counts.",
+        "• Roll the 10 dice. Ray guns and nukes lock; heads stay showing.",
+        "• Captured when your count reaches the card's number: ray guns for a city (nukes for "
+        "Los Angeles), heads showing for a monument. The card's VP are yours; the turn ends.",
+        "• Otherwise, against a city with heads showing, stop or reroll the heads — and you "
+        "may switch to another face-up city. A monument gets one roll.",
+        "• Stopping puts your token on the track at your count (4 tokens each).",
+        "• When 2 stacks are empty the round is completed, then the game ends. Ties: more "
+        "cards, then who reached the score first.",
+        "",
+        "Type [bold]@CARD[/] to attack, [bold]r[/] to reroll, [bold]s[/] to stop, "
+        "[bold]pass[/] to skip an ability, [bold]?[/] for the moves open now, "
+        "[bold]quit[/] to leave.",
+    ]
+)
 
 
 # --- options -------------------------------------------------------------------------------------
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
+    """The Mars Attacks options; each defaults to None and the real default is in its help."""
+    default = Variant(players=2)
     group.add_argument(
         "--cards",
         type=Path,
         metavar="FILE",
+        default=None,
         help="a card file (JSON, the schema of docs/rules-attacks.md) instead of the shipped "
-        "set, whose numbers are placeholders",
+        "set, whose numbers are placeholders (default: the shipped set)",
     )
-    group.add_argument(
-        "--difficulty",
-        choices=[d.value for d in Difficulty],
-        default=Difficulty.EASY.value,
-        help="difficulty card: easy adds 2 nukes to the limit, hard 1",
-    )
-    group.add_argument(
-        "--bombed",
-        choices=[b.value for b in BombedRule],
-        default=BombedRule.LAST_ROLL.value,
-        help="what a bomb loses: the last roll (the rulebook) or the whole turn",
-    )
-    group.add_argument(
-        "--reroll",
-        choices=[r.value for r in RerollRule],
-        default=RerollRule.ALL.value,
-        help="reroll all heads showing, or any number of them",
-    )
+    for name, enum in SWITCHES.items():
+        group.add_argument(
+            f"--{name}",
+            choices=[member.value for member in enum],
+            default=None,
+            help=f"{SWITCH_HELP[name]} (default {getattr(default, name).value})",
+        )
     group.add_argument(
         "--end-stacks",
-        type=int,
-        default=2,
+        type=int_range(1, STACKS),
+        default=None,
         metavar="N",
-        help="empty stacks that start the last round (rulebook 2, some reviews 1)",
+        help="empty stacks that start the last round, 1-4 (rulebook 2, some reviews 1; "
+        f"default {default.end_stacks})",
     )
 
 
 def make_variant(args: argparse.Namespace, players: int) -> Variant:
-    """The variant from the parsed options; a bad card file raises before anything starts."""
+    """The variant from the options, defaults for those not given; a bad card file raises
+    before anything starts."""
     path: Path | None = getattr(args, "cards", None)
-    cards = builtin_cards() if path is None else load_cards(path)
-    return Variant(
-        players=players,
-        difficulty=Difficulty(getattr(args, "difficulty", Difficulty.EASY.value)),
-        bombed=BombedRule(getattr(args, "bombed", BombedRule.LAST_ROLL.value)),
-        reroll=RerollRule(getattr(args, "reroll", RerollRule.ALL.value)),
-        end_stacks=getattr(args, "end_stacks", 2),
-        cards=cards,
+    switches = {
+        name: value for name in SWITCHES if (value := getattr(args, name, None)) is not None
+    }
+    end_stacks: int | None = getattr(args, "end_stacks", None)
+    return Variant.from_values(
+        players,
+        Variant().end_stacks if end_stacks is None else end_stacks,
+        builtin_cards() if path is None else load_cards(path),
+        switches,
     )
 
 
 # --- pieces --------------------------------------------------------------------------------------
 
 
-def acts(name: str, verb: str) -> str:
-    """``Zax rolls`` but ``You roll``."""
-    return f"{name} {verb[:-1] if name == 'You' else verb}"
+def whose(name: str) -> str:
+    """``Your`` or ``Zax's``."""
+    return "Your" if name == "You" else f"{name}'s"
 
 
 def seat_name(names: Sequence[str], seat: int) -> Text:
@@ -145,6 +170,11 @@ def dice_text(counts: Sequence[int]) -> Text:
         if n:
             text.append(" ")
     return text
+
+
+def letters_text(letters: str) -> Text:
+    """Dice written as face letters (an event's ``faces``) as badges."""
+    return dice_text(tuple(letters.count(face.letter) for face in Face))
 
 
 def nukes_text(n: int) -> Text:
@@ -182,7 +212,8 @@ def track_text(state: State, card: int, names: Sequence[str]) -> Text:
 
 
 def cards_table(state: State, names: Sequence[str]) -> Table:
-    """The four stacks: each face-up card with everything printed on it and the tokens."""
+    """The four stacks: each face-up card with everything printed on it and the tokens; a
+    stack shows only its size below the top card."""
     table = Table(box=None, pad_edge=False, header_style="bold", title_justify="left")
     table.add_column("Stack", justify="right")
     table.add_column("Card")
@@ -211,12 +242,13 @@ def cards_table(state: State, names: Sequence[str]) -> Table:
 
 
 def limit_text(state: State) -> Text:
-    on_cards = state.nuke_limit - state.variant.difficulty.nukes
+    difficulty = state.variant.difficulty
+    on_cards = state.nuke_limit - difficulty.nukes
     text = Text("Nuke limit ", style="bold")
     text.append(str(state.nuke_limit), style="bold red3")
     text.append(
-        f"  ({on_cards} on the face-up cards + {state.variant.difficulty.nukes} "
-        f"{state.variant.difficulty.value})",
+        f"  ({on_cards} on the face-up cards + {difficulty.nukes} {difficulty.value}): "
+        "that many locked nukes bomb you",
         style="dim",
     )
     return text
@@ -271,104 +303,138 @@ def players_table(state: State, names: Sequence[str]) -> Table:
     return table
 
 
-# --- the view's interface ---------------------------------------------------------------------
+def needs(state: State, seat: int, names: Sequence[str]) -> str | None:
+    """In the last round, what a player still to play needs to lead: ``4 VP to pass Ann``;
+    None outside the last round or when the player leads already."""
+    if not state.end_triggered or state.is_terminal:
+        return None
+    others = [s for s in range(state.players) if s != seat]
+    leader = max(others, key=lambda s: (state.ranking_key(s), -s))
+    if state.ranking_key(seat) > state.ranking_key(leader):
+        return None
+    gap = state.scores[leader] - state.scores[seat]
+    return f"{gap + 1} VP to pass {names[leader]}" + (f" ({gap} to tie on points)" if gap else "")
 
 
-def render_board(console: Console, state: State, names: Sequence[str]) -> None:
-    parts: list[Table | Text] = [cards_table(state, names), Text(""), limit_text(state)]
-    dice = dice_panel(state)
+# --- the view's interface ------------------------------------------------------------------------
+
+
+def render_board(console: Console, state: GameState, names: Sequence[str]) -> None:
+    game = as_state(state)
+    parts: list[Table | Text] = [cards_table(game, names), Text(""), limit_text(game)]
+    dice = dice_panel(game)
     if dice is not None:
         parts += [dice]
-    parts += [Text(""), players_table(state, names)]
-    if state.events:
-        parts += [Text(""), Text(" · ".join(state.events), style="italic")]
-    if any(c.placeholder for c in state.variant.cards):
+    parts += [Text(""), players_table(game, names)]
+    if any(c.placeholder for c in game.variant.cards):
         parts += [Text("* placeholder numbers: load the printed ones with --cards", style="dim")]
-    parts += [Text(""), Text(commands_line(state), style="dim")]
-    title = f"{names[state.seat]} to play · turn {state.turn}"
-    if state.end_triggered:
+    parts += [Text(""), Text(commands_line(game), style="dim")]
+    title = f"{escape(names[game.seat])} to play · turn {game.turn}"
+    if game.end_triggered:
         title += " · last round"
+        need = needs(game, game.seat, names)
+        if need:
+            title += f": {escape(need)}"
     console.print(Panel(Group(*parts), title=title, title_align="left", expand=False))
 
 
-def render_step(
-    console: Console, before: State, action: object, after: State, names: Sequence[str]
-) -> None:
-    """One line per move; the end of a turn gets its outcome."""
-    who = names[before.seat]
-    if turn_starts(before) and not isinstance(action, (Roll, Draw)):
-        title = "[bold]Your[/] turn" if who == "You" else f"[bold]{who}[/]'s turn"
-        console.rule(title)
-        for event in before.events:
-            console.print(f"[italic]{event}[/]")
-    line = step_line(before, action, who)
-    if line is not None:
-        console.print(line)
-    finished = after.log[len(before.log) :]
-    for result in finished:
-        text = describe_turn(after, result, names)
-        style = "bold green" if result.captured else "bold red" if "bomb" in text else "bold"
-        console.print(f"[{style}]{text}[/]")
+def render_step(console: Console, step: Step, names: Sequence[str]) -> None:
+    """A line per thing that happened, from the step's events; a turn's end gets its outcome."""
+    after = as_state(step.after)
+    cards = {card.slug: card for card in after.variant.cards}
+    finished = iter(after.log[len(as_state(step.before).log) :])
+    last_round = False
+    for event in after.events:
+        match event:
+            case ev.TurnBegan(seat=seat, extra=extra):
+                heading = f"[bold]{escape(whose(names[seat]))}[/] {'extra ' if extra else ''}turn"
+                console.rule(heading)
+            case ev.TargetDeclared(seat=seat, card=slug, token=token):
+                c = cards[slug]
+                text = f"{acts(names[seat], 'attacks')} {c.name} (needs {c.requirement} "
+                text += SYMBOL_WORDS[c.symbol] + (f", token on {token})" if token else ")")
+                console.print(Text(text))
+            case ev.Rolled(faces=faces, toronto=True):
+                console.print(Text("Toronto's die shows ").append_text(letters_text(faces)))
+            case ev.Rolled(seat=seat, faces=faces, set=seattle):
+                line = Text(f"{acts(names[seat], 'rolls')} {len(faces)}: ")
+                if seattle:
+                    line.append_text(letters_text(seattle)).append("+ ")
+                console.print(line.append_text(letters_text(faces)))
+            case ev.Rerolling(seat=seat, count=count, switch=switch):
+                text = f"{acts(names[seat], 'rerolls')} {count} head{'s' if count != 1 else ''}"
+                if switch:
+                    text += f", now attacking {cards[switch].name}"
+                console.print(Text(text + "."))
+            case ev.AbilityDeclined(seat=seat, ability=ability) if ability in _DECLINED:
+                console.print(Text(f"{acts(names[seat], _DECLINED[ability])}.", style="dim"))
+            case ev.SeattleUsed(seat=seat, face=letter):
+                word = Face(_FACE_INDEX[letter]).word
+                console.print(Text(f"{acts(names[seat], 'uses')} Seattle: one die set to {word}."))
+            case ev.TorontoUsed(seat=seat, face=letter):
+                word = Face(_FACE_INDEX[letter]).word
+                console.print(Text(f"{acts(names[seat], 'uses')} Toronto: rerolls a {word}."))
+            case ev.DenverRestarted(seat=seat, whole_turn=whole):
+                again = "the whole turn starts again" if whole else "back to the target"
+                console.print(Text(f"{acts(names[seat], 'uses')} Denver: {again}."))
+            case ev.BostonMoved(seat=seat, card=slug, value=value):
+                console.print(
+                    Text(
+                        f"{acts(names[seat], 'uses')} Boston: the token on {cards[slug].name} "
+                        f"steps forward to {value}."
+                    )
+                )
+            case ev.NewYorkBack(card=slug, value=value):
+                name = cards[slug].name
+                text = f"{name}: token back to {value}" if value else f"{name}: token removed"
+                console.print(Text(text, style="italic"))
+            case ev.MemphisPlaced(seat=seat, stack=stack):
+                console.print(
+                    Text(f"{acts(names[seat], 'chooses')} stack {stack} for the card from the box.")
+                )
+            case ev.MemphisDrawn(stack=stack):
+                console.print(Text(f"A card from the box goes face down under stack {stack}."))
+            case ev.TurnEnded(outcome=outcome):
+                result = next(finished, None)
+                if result is not None:
+                    style = _OUTCOME_STYLES.get(Outcome(outcome), "bold")
+                    console.print(Text(describe_turn(after, result.events, names), style=style))
+            case ev.EndTriggered():
+                last_round = True
+            case _:
+                pass  # captures, bombs, tokens: in the turn's closing line
+    if last_round:
+        render_last_round(console, step, names)
 
 
-def step_line(before: State, action: object, who: str) -> Text | str | None:
-    """What one move did, in words."""
-    match action:
-        case Target():
-            card = _card_by_slug(before, action.card)
-            c = before.card(card)
-            token = before.token(before.seat, card)
-            text = f"{acts(who, 'attacks')} {c.name} (needs {c.requirement} "
-            text += f"{SYMBOL_WORDS[c.symbol]}" + (f", token on {token})" if token else ")")
-            return text
-        case Roll() if before.phase is Phase.TORONTO_ROLL:
-            line = Text("Toronto's die shows ")
-            line.append_text(dice_text(action.counts))
-            return line
-        case Roll():
-            line = Text(f"{acts(who, 'rolls')} {action.dice}: ")
-            if before.set_face is not None:
-                line.append_text(dice_text(tuple(int(f == before.set_face) for f in Face)))
-                line.append("+ ")
-            line.append_text(dice_text(action.counts))
-            return line
-        case Reroll():
-            count = before.heads if action.count is None else action.count
-            text = f"{acts(who, 'rerolls')} {count} head{'s' if count != 1 else ''}"
-            if action.switch:
-                text += f", now attacking {before.card(_card_by_slug(before, action.switch)).name}"
-            return text + "."
-        case Stop():
-            return f"{acts(who, 'stops')}."
-        case Pass() if before.phase is Phase.TORONTO:
-            return None  # keeping the dice is the usual case: no line
-        case Pass():
-            return Text(f"{who} {_PASSED.get(before.phase, 'passes')}.", style="dim")
-        case Restart():
-            return f"{acts(who, 'uses')} Denver: the turn starts again."
-        case SeattleSet():
-            return f"{acts(who, 'uses')} Seattle: one die set to {action.face.word}."
-        case TorontoReroll():
-            return f"{acts(who, 'uses')} Toronto: rerolls a {action.face.word}."
-        case BostonMove():
-            c = before.card(_card_by_slug(before, action.card))
-            return f"{acts(who, 'uses')} Boston: the token on {c.name} steps forward."
-        case MemphisPlace():
-            return f"{who} chooses stack {action.stack} for the card from the box."
-        case Draw():
-            return "A card from the box goes face down under the stack."
-    return None
+_OUTCOME_STYLES: Final = {
+    Outcome.CAPTURED: "bold green",
+    Outcome.BOMBED: "bold red",
+    Outcome.DETROIT: "bold red",
+}
+_FACE_INDEX: Final = {face.letter: face.value for face in Face}
 
 
-def turn_starts(state: State) -> bool:
-    """Whether ``state`` is the first decision of a turn (not a Denver restart)."""
-    if state.phase is Phase.BOSTON:
-        return True
-    restarted = any(e.startswith(("Denver", "Boston")) for e in state.events)
-    return state.phase is Phase.TARGET and not restarted
+def render_last_round(console: Console, step: Step, names: Sequence[str]) -> None:
+    """The end is triggered: who still plays, and what each needs to take the lead."""
+    before, after = as_state(step.before), as_state(step.after)
+    console.print(
+        Text(
+            "Last round: the round is completed, then the game ends.",
+            style="bold yellow",
+        )
+    )
+    seats = range(before.seat + 1, after.players)
+    if after.seat == before.seat and not after.is_terminal:
+        seats = range(before.seat, after.players)
+    for seat in seats:
+        need = needs(after, seat, names)
+        if need:
+            console.print(Text(f"  {acts(names[seat], 'needs')} {need}.", style="yellow"))
 
 
-def render_final(console: Console, state: State, names: Sequence[str]) -> None:
+def render_final(console: Console, state: GameState, names: Sequence[str]) -> None:
+    game = as_state(state)
     table = Table(title="Final scores", header_style="bold")
     table.add_column("Place", justify="right")
     table.add_column("Player")
@@ -376,63 +442,65 @@ def render_final(console: Console, state: State, names: Sequence[str]) -> None:
     table.add_column("Cards", justify="right")
     table.add_column("Score reached", justify="right")
     table.add_column("Captured")
-    placings = state.placings()
+    placings = game.placings()
     for seat in sorted(range(len(names)), key=lambda s: placings[s]):
-        reached = f"turn {state.reached[seat]}" if state.reached[seat] else "–"
+        reached = f"turn {game.reached[seat]}" if game.reached[seat] else "–"
         table.add_row(
             str(placings[seat]),
             seat_name(names, seat),
-            str(state.scores[seat]),
-            str(len(state.owned[seat])),
+            str(game.scores[seat]),
+            str(len(game.owned[seat])),
             reached,
-            ", ".join(state.card(c).name for c in state.owned[seat]) or "–",
+            ", ".join(game.card(c).name for c in game.owned[seat]) or "–",
         )
     console.print(table)
-    console.print(f"[bold green]{result_text(state, names)}[/]")
+    winners = [names[seat] for seat in game.winners]
+    if len(winners) > 1:
+        line = f"{', '.join(winners[:-1])} and {winners[-1]} share the win!"
+    else:
+        line = f"{acts(winners[0], 'wins')}{tie_break(game)}!"
+    console.print(Text(line, style="bold green"))
 
 
 def commands_line(state: State) -> str:
-    legal = " · ".join(a.text() for a in state.legal_actions()[:8])
-    more = " …" if len(state.legal_actions()) > 8 else ""
-    return f"{HELP.get(state.phase, '')}\nnow: {legal}{more} · ? help · quit"
+    legal = state.legal_actions()
+    shown = " · ".join(a.text() for a in legal[:8])
+    more = " …" if len(legal) > 8 else ""
+    return f"{HELP.get(state.phase, '')}\nnow: {shown}{more} · ? help · rules · quit"
 
 
-def help_text(state: State) -> str:
-    phase_help = HELP.get(state.phase, "")
-    legal = ", ".join(f"[bold]{a.text()}[/]" for a in state.legal_actions())
+def help_text(state: GameState) -> str:
+    game = as_state(state)
+    legal = ", ".join(f"[bold]{a.text()}[/]" for a in game.legal_actions())
     return (
-        f"{phase_help}.\nLegal now: {legal}.\n"
-        "A unique start of a card's name is enough (@dal for Dallas); 'quit' leaves the game."
+        f"{HELP.get(game.phase, '')}.\nLegal now: {legal}.\n"
+        "A unique start of a card's name is enough (@dal for Dallas); 'rules' shows the "
+        "rules, 'quit' leaves the game."
     )
 
 
-def hint(state: State) -> str | None:
-    """The planner's move, and at the target choice each card's chances under its play."""
+def rules_text() -> str:
+    """A rules summary with a legend of the symbols, the nuke limit and the abilities."""
+    abilities = "\n".join(
+        f"  [{'green3' if a.green else 'red3'}]●[/] {a.value}: {a.summary}" for a in Ability
+    )
+    return f"{RULES}\n\n[bold]Abilities[/]\n{abilities}"
+
+
+def hint(state: GameState) -> str | None:
+    """The planner's move with its labelled numbers: at the target choice each card's
+    expected value (in VP, progress and denial included), chance to capture, chance to be
+    bombed and expected progress under its best play."""
     from marsdice.bots.attacks_planner import PlannerBot, estimates
 
-    move = PlannerBot().choose(state).text()
-    if state.phase is not Phase.TARGET:
-        return f"planner: {move}"
-    rows = sorted(estimates(state).items(), key=lambda item: -item[1][0])
+    game = as_state(state)
+    move = PlannerBot().choose(game).text()
+    if game.phase is not Phase.TARGET:
+        return f"planner suggests {move}"
+    rows = sorted(estimates(game).items(), key=lambda item: -item[1][0])
     parts = [
-        f"@{state.card(card).slug}: capture {cap:.0%}, bombed {bomb:.0%}, progress {progress:.1f}"
-        for card, (_, cap, bomb, progress) in rows[:4]
+        f"@{game.slug(card)}: expected value {value:.2f} VP, capture {cap:.0%}, "
+        f"bombed {bomb:.0%}, progress {progress:.1f}"
+        for card, (value, cap, bomb, progress) in rows[:4]
     ]
-    return f"planner: {move} — declaring (best play, switches included) " + " · ".join(parts)
-
-
-def _card_by_slug(state: State, slug: str) -> int:
-    return next(i for i, c in enumerate(state.variant.cards) if c.slug == slug)
-
-
-__all__ = [
-    "DEFAULT_OPPONENT",
-    "Ability",
-    "add_arguments",
-    "help_text",
-    "hint",
-    "make_variant",
-    "render_board",
-    "render_final",
-    "render_step",
-]
+    return f"planner suggests {move} — per target, under its best play: " + " · ".join(parts)
