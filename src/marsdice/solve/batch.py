@@ -43,6 +43,8 @@ Generator = np.random.Generator
 
 #: Columns solved together when policy tables are built (bounds memory).
 CHUNK: Final = 256
+#: Largest :func:`two_player_policies` (bytes); bigger games solve turns per scoreboard.
+TWO_PLAYER_BUDGET: Final = 256 * 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +334,15 @@ class TwoPlayerPolicies:
         return position_columns(self.table, seat, me, opp, triggered)
 
 
+def two_player_policies_fit(target: int = 25, dice: int = 13) -> bool:
+    """Whether :func:`two_player_policies` stays within :data:`TWO_PLAYER_BUDGET` (the
+    default game: 85 MB; 100 points with 13 dice would take 1.3 GB)."""
+    model = turn_model(dice)
+    choices = sum(g.probabilities.size * g.nodes.size for gs in model.choose_groups for g in gs)
+    columns = 2 * target * target + model.max_score + 3
+    return columns * (4 * choices + model.node_count) <= TWO_PLAYER_BUDGET
+
+
 @cache
 def two_player_policies(target: int = 25, dice: int = 13) -> TwoPlayerPolicies:
     """Solve the turn for every two-player position (in chunks) and keep the policies."""
@@ -390,10 +401,12 @@ def simulate_games(
 ) -> GameStats:
     """Play ``games`` games at once, seat ``i`` using policy ``lineup[i]`` ("expected" or
     "winprob"); a tie for first place is settled by the symmetric roll-off, counted as equal
-    shares. Two players use the exact tables; three or more, the approximation (turns solved
-    on the fly for each distinct scoreboard); one player plays the solo challenge."""
+    shares. Two players use the exact tables (turns solved on the fly for each distinct
+    scoreboard when every position's policy would not fit in memory); three or more, the
+    approximation (turns solved on the fly); one player plays the solo challenge."""
     players = len(lineup)
-    two = two_player_policies(target, dice) if players == 2 and "winprob" in lineup else None
+    tables = players == 2 and "winprob" in lineup and two_player_policies_fit(target, dice)
+    two = two_player_policies(target, dice) if tables else None
     solo = solo_policies(target, dice) if players == 1 and lineup[0] == "winprob" else None
     scores = np.zeros((games, players), dtype=np.int64)
     triggered = np.zeros(games, dtype=bool)

@@ -37,7 +37,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from marsdice.martian.rules import BONUS, Face
+from marsdice.core.errors import VariantError
+from marsdice.martian.rules import BONUS, MAX_TARGET, Face
+from marsdice.martian.rules import MAX_DICE as GAME_MAX_DICE
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -46,6 +48,7 @@ FloatArray = npt.NDArray[np.float64]
 P_TANK: Final = 1.0 / 6.0
 #: Given a die is not a tank: ray 2/5, each Earthling type 1/5.
 EARTHLING_TYPES: Final = 3
+#: The turn graph can be built for this many dice (the game accepts ``GAME_MAX_DICE``).
 MAX_DICE: Final = 30
 
 
@@ -133,6 +136,15 @@ class TurnModel:
         if n == 0 or d < -n:
             return self.terminal + score_of(d, e, m)
         return self.node_id(n, m, d, e)
+
+
+def check_range(target: int, dice: int) -> None:
+    """Refuse a variant the game does not accept (the tables are solved for every variant it
+    does, each within a minute: see ``docs/strategy.md``), before any memory is spent."""
+    if not 1 <= target <= MAX_TARGET:
+        raise VariantError(f"target must be 1-{MAX_TARGET}, got {target}")
+    if not 1 <= dice <= GAME_MAX_DICE:
+        raise VariantError(f"dice must be 1-{GAME_MAX_DICE}, got {dice}")
 
 
 def score_of(d: int, e: int, m: int) -> int:

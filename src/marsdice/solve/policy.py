@@ -3,8 +3,10 @@
 At a decision the mover's *turn utility* (a value per final turn score) is read from the
 tables, the turn is solved for it, and each legal action is valued by the row of the turn graph
 it leads to. With two players every position's turn is solved once per process, in one batch
-(:func:`two_player_turns`, a few tenths of a second), so a decision is a lookup; with three or
-more the turn is solved when a scoreboard is new (about 1.5 ms) and memoised.
+(:func:`two_player_turns`, a few tenths of a second), so a decision is a lookup -- when those
+solutions fit in :data:`TWO_PLAYER_BUDGET` bytes (the default game takes 20 MB; 100 points with
+20 dice would take 1 GB); otherwise, and with three or more players, the turn is solved when a
+scoreboard is new (about 1.5 ms with 13 dice, 5 ms with 20) and memoised.
 
 Modes:
 
@@ -53,6 +55,7 @@ from marsdice.martian.rules import (
 )
 from marsdice.solve.model import FloatArray, TurnModel, node_of_counts, turn_model
 from marsdice.solve.multi import Combine, turn_utility_multi
+from marsdice.solve.progress import report
 from marsdice.solve.solo import solo_table
 from marsdice.solve.turn import TIE, TurnSolution, expected_score_solution, solve_turn
 from marsdice.solve.winprob import all_position_utilities, position_columns, winprob_table
@@ -64,6 +67,8 @@ Decision = Take | Stop | Continue
 CACHE_SIZE: Final = 2048
 #: Columns solved together when all two-player positions are solved.
 CHUNK: Final = 256
+#: Largest size of :func:`two_player_turns` (bytes); bigger games solve turns as they come.
+TWO_PLAYER_BUDGET: Final = 96 * 2**20
 
 __all__ = [
     "ChoiceAnalysis",
@@ -74,6 +79,7 @@ __all__ = [
     "solution_for",
     "turn_utility",
     "two_player_turns",
+    "two_player_turns_fit",
 ]
 
 
@@ -123,16 +129,26 @@ def solution_for(utility: FloatArray, dice: int = 13) -> TurnSolution:
     return solution
 
 
+def two_player_turns_fit(target: int = 25, dice: int = 13) -> bool:
+    """Whether :func:`two_player_turns` stays within :data:`TWO_PLAYER_BUDGET`."""
+    model = turn_model(dice)
+    columns = 2 * target * target + model.max_score + 2
+    return columns * (model.rows + model.node_count) * 8 <= TWO_PLAYER_BUDGET
+
+
 @cache
 def two_player_turns(target: int = 25, dice: int = 13) -> TurnSolution:
     """Every two-player position's turn solved at once (columns as in
     :func:`~marsdice.solve.winprob.position_columns`): about 20 MB, built once per process in
     a few tenths of a second, after which a two-player decision is a lookup."""
     utilities = all_position_utilities(winprob_table(target, dice))
-    parts = [
-        solve_turn(utilities[:, start : start + CHUNK], dice)
-        for start in range(0, utilities.shape[1], CHUNK)
-    ]
+    what = f"every two-player turn, target {target}, {dice} dice"
+    total = utilities.shape[1]
+    parts = []
+    for start in range(0, total, CHUNK):
+        report(what, start, total)
+        parts.append(solve_turn(utilities[:, start : start + CHUNK], dice))
+    report(what, total, total)
     values = np.hstack([part.values for part in parts])
     cont = np.hstack([part.cont for part in parts])
     return TurnSolution(parts[0].model, utilities, values, cont)
@@ -143,7 +159,7 @@ def _solution(state: State, mode: Mode, combine: Combine = "min") -> tuple[TurnS
     variant = state.variant
     if mode == "expected":
         return expected_score_solution(variant.dice), 0
-    if variant.players == 2:
+    if variant.players == 2 and two_player_turns_fit(variant.target, variant.dice):
         table = winprob_table(variant.target, variant.dice)
         seat = state.seat
         column = position_columns(

@@ -3,8 +3,9 @@
 ``turns[a]`` is the least expected number of turns still needed from a total ``a`` below the
 target. A turn's utility of its score ``s`` is ``-turns[a + s]`` (zero at the target), and a
 turn scoring 0 comes back to ``a`` itself, so each ``turns[a]`` is the fixed point
-``x = 1 + min over policies of E[turns after]``; it is found by Newton's method (slopes from a
-perturbed column), from the top total down.
+``x = G(x) = 1 + min over policies of E[turns after]``, found from the top total down by
+safeguarded Newton steps (:mod:`marsdice.solve.fixed`; ``G`` is increasing with slope
+``P(score 0) < 1``, and ``x >= 1``).
 
 >>> table = solve_solo(target=6, use_cache=False)
 >>> round(table.expected_turns(0), 3), round(table.expected_turns(5), 3)
@@ -21,12 +22,13 @@ from typing import Final
 import numpy as np
 
 from marsdice.solve.cache import cached_arrays
-from marsdice.solve.model import FloatArray, turn_model
+from marsdice.solve.fixed import solve_fixed_points
+from marsdice.solve.model import FloatArray, IntArray, check_range, turn_model
+from marsdice.solve.progress import report
 from marsdice.solve.turn import solve_turn
 
 TOLERANCE: Final = 1e-12
 STEP: Final = 1e-6
-MAX_PASSES: Final = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +57,15 @@ def solve_solo(
     use_cache: bool = True,
 ) -> SoloTable:
     """The solo table, from the disk cache when present."""
+    check_range(target, dice)
     key = {"target": target, "dice": dice, "players": 1}
     arrays = cached_arrays(
-        "solo", key, lambda: {"turns": _solve(target, dice)}, cache_dir, use_cache=use_cache
+        "solo",
+        key,
+        lambda: {"turns": _solve(target, dice)},
+        cache_dir,
+        use_cache=use_cache,
+        shapes={"turns": (target,)},
     )
     return SoloTable(target, dice, arrays["turns"])
 
@@ -68,27 +76,37 @@ def solo_table(target: int = 25, dice: int = 13) -> SoloTable:
 
 
 def _solve(target: int, dice: int) -> FloatArray:
-    if target < 1:
-        raise ValueError(f"target must be at least 1, got {target}")
-    max_score = turn_model(dice).max_score
+    check_range(target, dice)
+    model = turn_model(dice)
+    max_score = model.max_score
     padded = np.zeros(target + max_score + 1)
-    start = turn_model(dice).start
+    what = f"solo table, target {target}, {dice} dice"
+    report(what, 0, target)
     for total in range(target - 1, -1, -1):
         utility = -padded[total + np.arange(max_score + 1)]
-        x = padded[total + 1] + 1.0  # a guess a little above the next total's
-        for _ in range(MAX_PASSES):
-            utility[0] = -x
-            bumped = utility.copy()
-            bumped[0] += STEP
-            values = solve_turn(np.stack([utility, bumped], axis=1), dice).cont[start]
-            new = 1.0 - values[0]
-            if abs(new - x) <= TOLERANCE:
-                x = new
-                break
-            slope = (values[1] - values[0]) / STEP  # P(turn scores 0) under the policy
-            x = x + (new - x) / (1.0 - slope)
-        else:
-            raise RuntimeError("solo iteration did not converge")
-        padded[total] = x
+
+        def evaluate(
+            x: FloatArray, todo: IntArray, slope: bool, utility: FloatArray = utility
+        ) -> tuple[FloatArray, FloatArray | None]:
+            column = utility.copy()
+            column[0] = -x[0]
+            columns = np.stack([column, column + STEP * (np.arange(len(column)) == 0)], axis=1)
+            values = solve_turn(columns if slope else column, dice).cont[model.start]
+            turns = 1.0 - values[:1]
+            if not slope:
+                return turns, None
+            return turns, np.clip((values[1:] - values[:1]) / STEP, 0.0, 1.0)
+
+        guess = np.array([padded[total + 1] + 1.0])  # a little above the next total's
+        found = solve_fixed_points(
+            evaluate,
+            guess,
+            1.0,
+            np.inf,
+            tolerance=TOLERANCE,
+            what=f"solo turns from {total} (target {target}, {dice} dice)",
+        )
+        padded[total] = found[0]
+        report(what, target - total, target)
     result: FloatArray = padded[:target].copy()
     return result

@@ -18,9 +18,12 @@ tables (``1 - second[opp, me + s]`` for the first seat, say). A turn scoring 0 l
 the same pair of totals with the other seat to move, so each pair ``first[a, b]``,
 ``second[b, a]`` is a fixed point of two turn solves. Pairs are solved by decreasing total
 ``a + b`` (every scoring turn moves to a larger total), all pairs of one total at once as the
-columns of one batched turn solve, by Newton's method (policy iteration) on the two unknowns
-with slopes from a perturbed column; a pair is done when both values reproduce themselves to
-1e-13.
+columns of batched turn solves. For a pair, ``x = first[a, b]`` is the one unknown: the
+second seat's turn gives ``y = second[b, a]`` from ``x``, the first seat's turn gives back
+``G(x)``; ``G`` is increasing with slope ``P(A scores 0) * P(B scores 0) < 1``, so ``x = G(x)``
+has one root, found by safeguarded Newton steps (:mod:`marsdice.solve.fixed`: converges for
+every variant, even with one or two dice where a turn scores nothing most of the time) until
+``|G(x) - x| <= 1e-13``.
 
 >>> table = solve_winprob(target=8, use_cache=False)
 >>> round(table.win_probability(0, 0, seat=0), 4)  # the second seat's last turn is an edge
@@ -37,12 +40,13 @@ from typing import Final
 import numpy as np
 
 from marsdice.solve.cache import cached_arrays
-from marsdice.solve.model import FloatArray, IntArray, turn_model
+from marsdice.solve.fixed import solve_fixed_points
+from marsdice.solve.model import FloatArray, IntArray, check_range, turn_model
+from marsdice.solve.progress import report
 from marsdice.solve.turn import solve_turn
 
 TOLERANCE: Final = 1e-13
 STEP: Final = 1e-6  # perturbation of u(0) that measures the slope P(score 0)
-MAX_PASSES: Final = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,13 +148,17 @@ def solve_winprob(
     cache_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
 ) -> WinTable:
-    """The two-player tables: from the disk cache when present, else solved (and stored)."""
+    """The two-player tables: from the disk cache when present, else solved (and stored).
+    Progress goes to the callback of :func:`marsdice.solve.progress.reporting`."""
+    check_range(target, dice)
     key = {"target": target, "dice": dice, "players": 2}
+    size = turn_model(dice).max_score + 2
+    shapes = {"first": (target, target), "second": (target, target), "last": (size,)}
 
     def compute() -> dict[str, FloatArray]:
         return _solve(target, dice).arrays()
 
-    arrays = cached_arrays("winprob", key, compute, cache_dir, use_cache=use_cache)
+    arrays = cached_arrays("winprob", key, compute, cache_dir, use_cache=use_cache, shapes=shapes)
     return WinTable(target, dice, arrays["first"], arrays["second"], arrays["last"])
 
 
@@ -161,8 +169,7 @@ def winprob_table(target: int = 25, dice: int = 13) -> WinTable:
 
 
 def _solve(target: int, dice: int) -> WinTable:
-    if target < 1:
-        raise ValueError(f"target must be at least 1, got {target}")
+    check_range(target, dice)
     model = turn_model(dice)
     max_score = model.max_score
     need = np.arange(max_score + 2)
@@ -176,51 +183,61 @@ def _solve(target: int, dice: int) -> WinTable:
     first = np.zeros((target, target))
     second = np.zeros((target, target))
     table = WinTable(target, dice, first, second, last)
-    for total in range(2 * target - 2, -1, -1):
-        low = max(0, total - target + 1)
-        a = np.arange(low, min(target - 1, total) + 1)
-        _solve_diagonal(table, a, total - a)
+    what = f"win-probability table, target {target}, {dice} dice"
+    done, total = 0, target * target
+    report(what, done, total)
+    for diagonal in range(2 * target - 2, -1, -1):
+        low = max(0, diagonal - target + 1)
+        a = np.arange(low, min(target - 1, diagonal) + 1)
+        _solve_diagonal(table, a, diagonal - a)
+        done += len(a)
+        report(what, done, total)
     return table
 
 
 def _solve_diagonal(table: WinTable, a: IntArray, b: IntArray) -> None:
-    """Fill ``first[a, b]`` and ``second[b, a]`` for pairs of one total by Newton's method."""
+    """Fill ``first[a, b]`` and ``second[b, a]`` for the pairs of one total (see the module
+    docstring): ``x = first[a, b]`` is the fixed point of the second seat's turn at
+    ``(b, a)`` followed by the first seat's turn at ``(a, b)``."""
     first, second, dice = table.first, table.second, table.dice
-    x = _guess(first, a, b)  # first[a, b]
-    y = _guess(second, b, a)  # second[b, a]
-    base0 = turn_utilities(table, a, b, seat=0)
-    base1 = turn_utilities(table, b, a, seat=1)
-    slope0 = np.zeros(len(a))
-    slope1 = np.zeros(len(a))
-    todo = np.arange(len(a))
-    for _ in range(MAX_PASSES):
-        measure = todo  # slopes are refreshed on every pass of an unfinished pair
-        u0 = base0[:, todo].copy()
-        u1 = base1[:, todo].copy()
-        u0[0] = 1.0 - y[todo]
-        u1[0] = 1.0 - x[todo]
-        bumped0, bumped1 = u0.copy(), u1.copy()
-        bumped0[0] += STEP
-        bumped1[0] += STEP
-        solution = solve_turn(np.hstack([u0, u1, bumped0, bumped1]), dice)
-        values = solution.cont[solution.model.start]
+    start = turn_model(dice).start
+    base0 = turn_utilities(table, a, b, seat=0)  # the first seat at (a, b)
+    base1 = turn_utilities(table, b, a, seat=1)  # the second seat at (b, a)
+    y = np.empty(len(a))
+
+    def turns(base: FloatArray, zero: FloatArray, todo: IntArray, slope: bool) -> FloatArray:
+        """The turn values with ``u(0) = zero`` (and, with ``slope``, the bumped values)."""
+        utility = base[:, todo].copy()
+        utility[0] = zero
+        if slope:
+            bumped = utility.copy()
+            bumped[0] += STEP
+            utility = np.hstack([utility, bumped])
+        values: FloatArray = solve_turn(utility, dice).cont[start]
+        return values
+
+    def evaluate(
+        x: FloatArray, todo: IntArray, slope: bool
+    ) -> tuple[FloatArray, FloatArray | None]:
         k = len(todo)
-        f0, f1 = values[:k], values[k : 2 * k]
-        slope0[measure] = (values[2 * k : 3 * k] - f0) / STEP
-        slope1[measure] = (values[3 * k :] - f1) / STEP
-        residual = np.maximum(np.abs(f0 - x[todo]), np.abs(f1 - y[todo]))
-        done = residual <= TOLERANCE
-        p0, p1 = slope0[todo], slope1[todo]
-        # Newton step: with both turn policies fixed, values are affine in (x, y)
-        x_new = (f0 - p0 * f1 + p0 * y[todo] - p0 * p1 * x[todo]) / (1.0 - p0 * p1)
-        y_new = f1 - p1 * (x_new - x[todo])
-        x[todo] = np.where(done, f0, x_new)
-        y[todo] = np.where(done, f1, y_new)
-        todo = todo[~done]
-        if not len(todo):
-            break
-    else:
-        raise RuntimeError("win-probability iteration did not converge")
+        second_seat = turns(base1, 1.0 - x, todo, slope)
+        y[todo] = second_seat[:k]
+        first_seat = turns(base0, 1.0 - y[todo], todo, slope)
+        if not slope:
+            return first_seat, None
+        # chances that each turn scores 0 under its policy: dG/dx is their product
+        zero1 = (second_seat[k:] - second_seat[:k]) / STEP
+        zero0 = (first_seat[k:] - first_seat[:k]) / STEP
+        return first_seat[:k], np.clip(zero0 * zero1, 0.0, 1.0)
+
+    x = solve_fixed_points(
+        evaluate,
+        _guess(first, a, b),
+        0.0,
+        1.0,
+        tolerance=TOLERANCE,
+        what=f"win probability at totals {int(a[0] + b[0])} (target {table.target}, {dice} dice)",
+    )
     first[a, b] = x
     second[b, a] = y
 
