@@ -110,3 +110,13 @@ def _solve(target: int, dice: int) -> FloatArray:
         report(what, target - total, target)
     result: FloatArray = padded[:target].copy()
     return result
+
+
+def bellman_residual(table: SoloTable) -> float:
+    """Largest change when every entry is recomputed from the others by one optimal turn
+    (zero for an exact solution)."""
+    model = turn_model(table.dice)
+    utility = np.stack([table.after_turn(total) for total in range(table.target)], axis=1)
+    utility[0] = -table.turns  # a turn scoring 0 stays put
+    values = solve_turn(utility, table.dice).cont[model.start]
+    return float(np.abs(1.0 - values - table.turns).max())
