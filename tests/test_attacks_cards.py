@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -58,14 +57,15 @@ def test_card_tags_round_trip_every_card() -> None:
         )
 
 
-def _file(**changes: Any) -> str:
-    """The built-in set as a file, with card 2 (Boston) changed; ``None`` removes a field."""
-    cards = [c.to_dict() for c in builtin_cards()]
+def _file(card: int = 1, **changes: object) -> str:
+    """The built-in set as a file, with card ``card`` (0-based; Boston) changed; ``None``
+    removes a field."""
+    cards = [dict(c.to_dict()) for c in builtin_cards()]
     for key, value in changes.items():
         if value is None:
-            del cards[1][key]
+            del cards[card][key]
         else:
-            cards[1][key] = value
+            cards[card][key] = value
     return json.dumps({"cards": cards})
 
 
@@ -86,7 +86,11 @@ def _file(**changes: Any) -> str:
         (_file(ability="flying"), "card 2 ('Boston'): field 'ability' must be one of"),
         (_file(symbol="head"), "card 2 ('Boston'): field 'symbol' head belongs to monuments"),
         (_file(symbol="nuke"), "field 'symbol' nuke goes with ability los-angeles"),
-        (_file(kind="monument"), "card 2 ('Boston'): field 'symbol' of a monument must be head"),
+        (_file(kind="monument", symbol="head"), "card 2 ('Boston'): field 'kind' of a card with"),
+        (_file(11, requirement=2), "card 12 ('Las Vegas'): field 'requirement' of the las-vegas"),
+        (_file(11, kind="monument"), "card 12 ('Las Vegas'): field 'kind'"),
+        (_file(10, kind="monument"), "card 11 ('Los Angeles'): field 'kind'"),
+        (_file(22, kind="city"), "card 23 ('Washington Monument'): field 'symbol' head belongs"),
         (_file(placeholder=["colour"]), "card 2 ('Boston'): field 'placeholder' must be a list"),
         ('{"cards": [], "deck": 1}', "unknown top-level field 'deck'"),
         ('{"format": "other", "cards": []}', "field 'format' must be"),
@@ -115,3 +119,31 @@ def test_a_card_set_too_small_for_the_players_is_refused() -> None:
     assert len(Variant(players=3, cards=cards).cards) == 12
     with pytest.raises(VariantError, match="4 players need 16 cards"):
         Variant(players=4, cards=cards)
+
+
+def test_the_rules_fix_what_a_named_ability_card_is_whatever_the_file_says() -> None:
+    """Las Vegas is taken by the third bomb, not by a requirement; named cities are cities.
+    A set built in code is checked the same way as a file."""
+    from dataclasses import replace
+
+    cards = list(builtin_cards())
+    vegas = next(i for i, c in enumerate(cards) if c.ability is Ability.LAS_VEGAS)
+    cards[vegas] = replace(cards[vegas], requirement=2)
+    with pytest.raises(VariantError, match=r"cards: card 12 \('Las Vegas'\): field 'requirement'"):
+        Variant(cards=tuple(cards))
+    boston = next(i for i, c in enumerate(cards) if c.ability is Ability.BOSTON)
+    cards = list(builtin_cards())
+    cards[boston] = replace(cards[boston], kind=Kind.MONUMENT, symbol=Symbol.HEAD)
+    with pytest.raises(VariantError, match="must be city: the rules make boston a city"):
+        Variant(cards=tuple(cards))
+
+
+def test_the_card_hash_follows_every_rules_field_and_ignores_placeholder_flags() -> None:
+    from dataclasses import replace
+
+    from marsdice.attacks.cards import cards_hash
+
+    cards = builtin_cards()
+    assert cards_hash(cards) == cards_hash(tuple(replace(c, placeholder=()) for c in cards))
+    changed = (replace(cards[0], vp=cards[0].vp + 1), *cards[1:])
+    assert cards_hash(changed) != cards_hash(cards)

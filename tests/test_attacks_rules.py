@@ -30,6 +30,27 @@ from marsdice.attacks import (
     Variant,
     new_game,
 )
+from marsdice.attacks.events import (
+    Bombed,
+    BostonMoved,
+    Captured,
+    CardTurnedUp,
+    DenverRestarted,
+    EndTriggered,
+    ExtraTurn,
+    GameOver,
+    NewYorkBack,
+    Rerolling,
+    Rolled,
+    SeattleUsed,
+    TargetDeclared,
+    TokenPlaced,
+    TokensHome,
+    TurnBegan,
+    TurnEnded,
+    VegasBomb,
+)
+from marsdice.attacks.variant import DenverRule
 from marsdice.core import CHANCE, TERMINAL
 from marsdice.core.errors import ActionParseError, IllegalActionError, VariantError
 
@@ -350,13 +371,18 @@ def test_switching_to_los_angeles_protects_the_next_roll() -> None:
 @pytest.mark.parametrize("city", ["San Francisco", "Indianapolis"])
 def test_an_extra_turn_follows_the_capture_with_green_powers(city: str) -> None:
     state = give(game(city, "Miami", "Phoenix", "Chicago"), 0, "Seattle")
-    state = play(state, "@" + city.lower().replace(" ", "-"), "pass", "HHRRRRRRRR")
-    assert state.seat == 0 and state.turn == 2 and state.phase is Phase.TARGET
-    assert state.log[-1].outcome is Outcome.CAPTURED and "extra turn" in state.log[-1].notes[-1]
-    state = play(state, "@chicago")
-    assert state.phase is Phase.SEATTLE  # the green card works in the extra turn
-    state = play(state, "pass", "N" * 10)
+    slug = city.lower().replace(" ", "-")
+    state = play(state, "@" + slug, "HHRRRRRRRR")
+    assert state.seat == 0 and state.turn == 2
+    assert state.phase is Phase.SEATTLE  # the green card works in the extra turn, at its start
+    assert state.log[-1].outcome is Outcome.CAPTURED
+    assert ExtraTurn(0, slug) in state.log[-1].events
+    assert TurnBegan(0, 2, extra=True) in state.events
+    state = play(state, "pass", "@chicago", "N" * 10)
     assert state.seat == 1
+    assert state.turns == (2, 0) and state.rounds == 1  # an extra turn starts no round
+    state = bomb_turn(state, "chicago")
+    assert state.rounds == 2 and state.turns == (2, 1)
 
 
 def test_oklahoma_city_sends_the_other_face_up_cards_under_their_stacks() -> None:
@@ -419,9 +445,9 @@ def test_new_york_moves_your_token_back_each_turn_then_removes_it() -> None:
     state = play(state, "@new-york", "HHHHHHHRRN", "stop")
     state = bomb_turn(state, "atlanta")
     assert tokens(state, 0) == {"New York": 1}
-    assert state.events == ("New York: token back to 1",)
+    assert NewYorkBack(0, "new-york", 1) in state.events
     state = bomb_turn(bomb_turn(state, "atlanta"), "atlanta")
-    assert tokens(state, 0) == {} and state.events == ("New York: token removed",)
+    assert tokens(state, 0) == {} and NewYorkBack(0, "new-york", 0) in state.events
 
 
 # --- green cards --------------------------------------------------------------------------------
@@ -437,7 +463,7 @@ def test_boston_moves_one_own_token_forward_at_the_start_of_the_turn() -> None:
     assert [a.text() for a in state.legal_actions()] == ["boston@atlanta", "pass"]
     state = play(state, "boston@atlanta")
     assert tokens(state, 0) == {"Atlanta": 4, "Miami": 2} and state.phase is Phase.TARGET
-    assert state.events == ("Boston: token on Atlanta to 4",)
+    assert state.events == (BostonMoved(0, "atlanta", 4),)
 
 
 def test_boston_is_offered_only_with_a_token_to_move_and_may_be_declined() -> None:
@@ -448,9 +474,9 @@ def test_boston_is_offered_only_with_a_token_to_move_and_may_be_declined() -> No
     assert play(state, "pass").phase is Phase.TARGET and tokens(state, 0) == {"Chicago": 4}
 
 
-def test_seattle_sets_one_die_and_rolls_nine() -> None:
-    state = give(game("Chicago", "Miami", "Phoenix", "Atlanta"), 0, "Seattle")
-    state = play(state, "@chicago")
+def test_seattle_after_the_target_under_the_switch_sets_one_die_and_rolls_nine() -> None:
+    state = game("Chicago", "Miami", "Phoenix", "Atlanta", seattle="after-target")
+    state = play(give(state, 0, "Seattle"), "@chicago")
     assert state.phase is Phase.SEATTLE
     assert [a.text() for a in state.legal_actions()] == [
         "seattle:H",
@@ -466,6 +492,23 @@ def test_seattle_sets_one_die_and_rolls_nine() -> None:
     assert state.dice == (4, 5, 1) and state.phase is Phase.DECIDE
     state = play(state, "stop")
     assert play(state, "@chicago").phase is Phase.ROLL  # not for the other player
+
+
+def test_seattle_sets_its_die_at_the_start_of_the_turn_before_the_target() -> None:
+    """The seed: green cards act at the start of the turn, before the target is declared."""
+    state = game("Chicago", "Miami", "Mount Rushmore", "Atlanta")
+    state = bomb_turn(bomb_turn(give(state, 0, "Seattle"), "chicago"), "chicago")
+    assert state.phase is Phase.SEATTLE and state.target is None and state.seat == 0
+    state = play(state, "seattle:H")
+    assert state.phase is Phase.TARGET and state.events == (SeattleUsed(0, "H"),)
+    state = play(state, "@mount-rushmore")
+    assert state.phase is Phase.ROLL and state.to_roll == 9
+    state = play(state, "HHHHHRRRR")  # 5 heads + the set one: 6 take Mount Rushmore
+    assert names(state, state.owned[0]) == ["Seattle", "Mount Rushmore"]
+    assert Rolled(0, "HHHHHRRRR", "H", False, 6, 4, 0) in state.log[-1].events
+    passed = play(bomb_turn(state, "chicago"), "pass")
+    assert passed.phase is Phase.TARGET and passed.set_face is None
+    assert play(passed, "@chicago").to_roll == 10
 
 
 def test_toronto_rerolls_one_die_before_the_roll_is_judged_once_per_turn() -> None:
@@ -504,7 +547,7 @@ def test_denver_restarts_a_turn_bombed_on_its_first_roll_once() -> None:
     assert state.phase is Phase.TARGET and state.seat == 0 and state.dice == (0, 0, 0)
     state = play(state, "@miami", "HHHHHNNNNN")
     assert state.seat == 1  # Denver was used this turn
-    assert state.log[-1].notes == ("Denver: bombed on the first roll, starts the turn again",)
+    assert DenverRestarted(0, whole_turn=True) in state.log[-1].events
 
 
 def test_denver_does_not_help_after_the_first_roll_and_may_be_declined() -> None:
@@ -654,7 +697,7 @@ def test_unreadable_decisions_get_a_clear_message(text: str, message: str) -> No
 def test_bad_settings_and_deals_are_refused() -> None:
     with pytest.raises(VariantError, match="players must be 2-6"):
         Variant(players=1)
-    with pytest.raises(VariantError, match="end stacks must be 1-4"):
+    with pytest.raises(VariantError, match="end_stacks must be 1-4"):
         Variant(end_stacks=0)
     with pytest.raises(VariantError, match="bombed must be one of"):
         Variant(bombed="sometimes")  # type: ignore[arg-type]
@@ -664,3 +707,126 @@ def test_bad_settings_and_deals_are_refused() -> None:
         game("Gotham", "", "", "")
     with pytest.raises(VariantError, match="there are 4 stacks"):
         new_game(Variant(cards=DECK), [["miami"]])
+
+
+# --- rule fixes (checked against the seed) ------------------------------------------------------
+
+
+def test_boston_never_moves_a_token_on_las_vegas() -> None:
+    """The seed gives Las Vegas to whoever is bombed three times first: Boston's step must
+    not bring it within two bombs."""
+    state = give(game("Las Vegas", "Miami", "Chicago", "Atlanta"), 0, "Boston")
+    state = put(state, 0, las_vegas=1, chicago=2)
+    state = bomb_turn(bomb_turn(state, "chicago"), "chicago")  # Las Vegas counts: 2
+    assert tokens(state, 0) == {"Las Vegas": 2, "Chicago": 2} and state.phase is Phase.BOSTON
+    assert [a.text() for a in state.legal_actions()] == ["boston@chicago", "pass"]
+    with pytest.raises(IllegalActionError, match="never on Las Vegas"):
+        play(state, "boston@las-vegas")
+    state = bomb_turn(play(state, "pass"), "chicago")
+    assert names(state, state.owned[0]) == ["Boston", "Las Vegas"]  # the third bomb
+
+
+def test_green_cards_act_before_new_york() -> None:
+    """The seed's start of a turn: green cards first, then New York. A token on New York at 1
+    may be pushed by Boston (to 2), then slips back to 1 instead of being removed first."""
+    state = give(game("New York", "Miami", "Chicago", "Atlanta"), 0, "Boston")
+    state = bomb_turn(bomb_turn(put(state, 0, new_york=1), "chicago"), "chicago")
+    assert state.phase is Phase.BOSTON and tokens(state, 0) == {"New York": 1}
+    state = play(state, "boston@new-york")
+    assert tokens(state, 0) == {"New York": 1} and state.phase is Phase.TARGET
+    assert state.events == (BostonMoved(0, "new-york", 2), NewYorkBack(0, "new-york", 1))
+
+
+def test_denver_restarts_the_whole_turn_green_cards_and_new_york_included() -> None:
+    """«начать ВЕСЬ ход заново»: under the default rule the start of the turn comes again."""
+    start = bomb_turn(game("New York", "Chicago", "Miami", "Atlanta"), "chicago")
+    start = give(put(start, 0, new_york=3, atlanta=1), 0, "Denver", "Boston")
+    start = bomb_turn(start, "chicago")
+    state = play(start, "boston@atlanta")
+    assert tokens(state, 0) == {"New York": 2, "Atlanta": 2}
+    state = play(state, "@chicago", "HHHNNNNNNN", "restart")  # limit 2 + 2 + 1 + 2 = 7
+    assert state.phase is Phase.BOSTON and state.seat == 0 and state.denver_used
+    assert state.events[0] == DenverRestarted(0, whole_turn=True)
+    state = play(state, "boston@atlanta")
+    assert tokens(state, 0) == {"New York": 1, "Atlanta": 3}  # both acted again
+    # the switch: back to the declaration of the target, the start of the turn not repeated
+    other = replace(start, variant=replace(start.variant, denver=DenverRule.TARGET))
+    other = play(other, "boston@atlanta", "@chicago", "HHHNNNNNNN", "restart")
+    assert other.phase is Phase.TARGET and tokens(other, 0) == {"New York": 2, "Atlanta": 2}
+    assert other.events == (DenverRestarted(0, whole_turn=False),)
+
+
+def test_a_reroll_of_every_head_is_one_value_however_it_is_written() -> None:
+    state = play(game("Chicago", "Phoenix", "Miami", "Atlanta"), "@chicago", "HHHHHRRRNN")
+    assert state.normalize(Reroll(5)) == Reroll() and state.parse_action("reroll5") == Reroll()
+    assert state.normalize(Reroll(5, "miami")) == Reroll(None, "miami")
+    assert state.apply(Reroll(5)) == state.apply(Reroll())  # the 'all' rule accepts it too
+    assert Reroll(5) not in state.legal_actions()
+    sub = play(game("Chicago", "Phoenix", "Miami", "Atlanta", reroll="subset"), "@chicago")
+    sub = play(sub, "HHHHHRRRNN")
+    assert sub.apply(Reroll(5)) == sub.apply(Reroll()) != sub.apply(Reroll(4))
+    assert sum(1 for a in sub.legal_actions() if a in (Reroll(), Reroll(5))) == 1
+
+
+def test_an_action_of_another_game_is_illegal() -> None:
+    from marsdice.martian.rules import Stop as MartianStop
+
+    state = game("Chicago", "Phoenix", "Miami", "Atlanta")
+    with pytest.raises(IllegalActionError, match="not a Mars Attacks action"):
+        state.apply(MartianStop())
+
+
+# --- events ---------------------------------------------------------------------------------------
+
+
+def test_a_scripted_turn_produces_its_events_and_their_json() -> None:
+    state = game("Atlanta,Chicago", "Miami", "Phoenix", "Las Vegas")  # limit 1 + 1 + 2 = 4
+    state = put(state, 1, atlanta=2)
+    state = play(state, "@atlanta")
+    assert state.events == (TargetDeclared(0, "atlanta", 0),)
+    state = play(state, "HHHHHRRRNN")
+    assert state.events == (Rolled(0, "HHHHHRRRNN", "", False, 5, 3, 2),)
+    state = play(state, "reroll@miami")
+    assert state.events == (Rerolling(0, 5, "miami"),)
+    state = play(state, "HHNRR")  # 5 ray guns: Miami (3) is taken
+    assert [e.kind for e in state.events] == [
+        "rolled",
+        "captured",
+        "card-turned-up",
+        "turn-ended",
+        "turn-began",
+    ]
+    assert state.events[1] == Captured(0, "miami", 5, 3, 1, 1)
+    assert state.events[2] == CardTurnedUp(2, "")
+    assert state.events[1].to_json() == {
+        "type": "captured",
+        "seat": 0,
+        "card": "miami",
+        "count": 5,
+        "requirement": 3,
+        "vp": 1,
+        "total": 1,
+    }
+    state = play(state, "@atlanta", "HHHHRRRRRN")  # seat 1: its token 2 + 5 ray guns
+    assert state.events[1:4] == (
+        Captured(1, "atlanta", 7, 5, 2, 2),
+        TokensHome("atlanta", (1,)),
+        CardTurnedUp(1, "chicago"),
+    )
+    # seat 0: bombed after a reroll keeps the count before it, then Las Vegas counts the bomb
+    state = play(state, "@chicago", "HHHHRRRNNN", "reroll", "HHNN")
+    assert state.events[:4] == (
+        Rolled(0, "HHNN", "", False, 2, 3, 5),
+        Bombed(0, "chicago", 5, 5, False, 3),
+        TokenPlaced(0, "chicago", 3, kept=True),
+        VegasBomb(0, "las-vegas", 1),
+    )
+    assert state.events[4] == TurnEnded(0, "bombed")
+
+
+def test_game_over_and_the_end_trigger_are_events() -> None:
+    state = game("Miami", "Phoenix", "Atlanta,San Jose", "Chicago,Hollywood Sign", players=3)
+    state = play(state, "@miami", "HHHHHHHRRR", "@phoenix", "HHHHHHRRRR")
+    assert EndTriggered(2) in state.events
+    state = bomb_turn(state, "chicago")
+    assert state.events[-1] == GameOver((1,), (1, 2, 0))
