@@ -111,3 +111,17 @@ def test_solo_games_take_the_expected_number_of_turns() -> None:
     # sd of the number of turns is about 2: four standard errors
     assert abs(stats.mean_rounds - exact) < 4 * 2.0 / np.sqrt(40_000)
     assert (stats.mean_scores >= 25).all()
+
+
+def test_two_player_games_too_large_for_policy_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every position's policy would not fit: turns are solved per scoreboard, same play
+    from marsdice.solve import batch
+
+    kwargs = {"target": 8, "dice": 5}
+    with_tables = simulate_games(("winprob", "expected"), 3000, np.random.default_rng(4), **kwargs)
+    monkeypatch.setattr(batch, "TWO_PLAYER_BUDGET", 0)
+    assert not batch.two_player_policies_fit(8, 5)
+    on_the_fly = simulate_games(("winprob", "expected"), 3000, np.random.default_rng(5), **kwargs)
+    rate, other = with_tables.win_rates[0], on_the_fly.win_rates[0]
+    error = np.sqrt(rate * (1 - rate) / 3000 * 2)
+    assert abs(rate - other) < 4 * error

@@ -199,3 +199,33 @@ def test_fixed_points_report_noise_above_the_tolerance() -> None:
 
     with pytest.raises(ConvergenceError, match=r"tolerance|passes"):
         solve_fixed_points(noisy, np.array([0.1]), 0.0, 1.0, tolerance=1e-15)
+
+
+def test_stderr_progress_bar_draws_and_goes(capsys: pytest.CaptureFixture[str]) -> None:
+    from marsdice.solve.progress import report, stderr_progress
+
+    with stderr_progress(delay=0.0) as callback:
+        winprob.solve_winprob(12, 4, use_cache=False)
+        callback("a long solve", 1, 3)  # left unfinished: closed with the block
+    report("after the block", 1, 2)  # nobody listens any more
+    assert capsys.readouterr().out == ""  # the bar is on stderr only
+
+
+def test_two_player_decisions_without_the_all_positions_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a game too large for every position's turn in memory solves each turn as it comes
+    variant = Variant(2, 9, 5)
+    states = [
+        position(variant, (3, 7), seat=0, rolled=(1, 1, 1, 1, 1)),
+        position(variant, (3, 7), seat=1, set_aside=(1, 2, 1, 0, 0)),
+        position(variant, (9, 6), seat=1, rolled=(0, 2, 2, 1, 0), end_triggered=True),
+    ]
+    looked_up = [policy.analyze(state) for state in states]
+    monkeypatch.setattr(policy, "TWO_PLAYER_BUDGET", 0)
+    assert not policy.two_player_turns_fit(9, 5)
+    for state, before in zip(states, looked_up, strict=True):
+        after = policy.analyze(state)
+        assert [c.action for c in after] == [c.action for c in before]
+        for a, b in zip(after, before, strict=True):
+            assert a.win_probability == pytest.approx(b.win_probability, abs=1e-12)
