@@ -28,6 +28,7 @@ from marsdice.solve.policy import action_values, best_action
 from marsdice.solve.turn import (
     TIE,
     TurnSolution,
+    chunk_columns,
     expected_score_solution,
     score_distribution,
     solve_turn,
@@ -197,6 +198,6 @@ def test_compact_sweep_equals_the_plain_one(dice: int) -> None:
     rng = np.random.default_rng(dice)
     model = turn_model(dice)
     # more columns than one chunk, so that the chunked path is checked too
-    utility = rng.random((model.max_score + 1, 600))
+    utility = rng.random((model.max_score + 1, 2 * chunk_columns(model) + 5))
     solved = solve_turn(utility, dice)
     np.testing.assert_allclose(solved.cont, _reference_sweep(dice, utility), rtol=0, atol=1e-14)

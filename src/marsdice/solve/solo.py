@@ -25,10 +25,9 @@ from marsdice.solve.cache import cached_arrays
 from marsdice.solve.fixed import solve_fixed_points
 from marsdice.solve.model import FloatArray, IntArray, check_range, turn_model
 from marsdice.solve.progress import report
-from marsdice.solve.turn import solve_turn
+from marsdice.solve.turn import solve_turn, start_values
 
 TOLERANCE: Final = 1e-12
-STEP: Final = 1e-6
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,14 +87,10 @@ def _solve(target: int, dice: int) -> FloatArray:
         def evaluate(
             x: FloatArray, todo: IntArray, slope: bool, utility: FloatArray = utility
         ) -> tuple[FloatArray, FloatArray | None]:
-            column = utility.copy()
-            column[0] = -x[0]
-            columns = np.stack([column, column + STEP * (np.arange(len(column)) == 0)], axis=1)
-            values = solve_turn(columns if slope else column, dice).cont[model.start]
-            turns = 1.0 - values[:1]
-            if not slope:
-                return turns, None
-            return turns, np.clip((values[1:] - values[:1]) / STEP, 0.0, 1.0)
+            column = utility[:, None].copy()
+            column[0] = -x
+            values, zero = start_values(column, dice, zero_slope=slope)
+            return 1.0 - values, zero  # dG/dx = P(score 0)
 
         guess = np.array([padded[total + 1] + 1.0])  # a little above the next total's
         found = solve_fixed_points(

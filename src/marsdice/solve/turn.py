@@ -164,6 +164,33 @@ def _choices(model: TurnModel, values: FloatArray) -> tuple[tuple[npt.NDArray[np
     )
 
 
+def start_values(
+    utility: FloatArray, dice: int, *, zero_slope: bool = False, step: float = 1e-6
+) -> tuple[FloatArray, FloatArray | None]:
+    """The value of a whole turn for each utility column and, with ``zero_slope``, its
+    derivative in ``u(0)``: the chance that the turn scores 0 under the optimal policy.
+
+    The derivative is measured with a second column whose ``u(0)`` is bumped by ``step``
+    *relative to the column's own spread*: a turn's value is unchanged in meaning by
+    ``a * u + c`` (``a > 0``), so each column is scaled to ``[0, 1]`` first. (An absolute bump
+    is not small when the utilities are, e.g. win chances of 1e-8 when far behind: it turns
+    scoring 0 into the best outcome and the measured slope into nonsense.)"""
+    model = turn_model(dice)
+    if not zero_slope:
+        return solve_turn(utility, dice).cont[model.start], None
+    low = utility.min(axis=0)
+    spread = utility.max(axis=0) - low
+    spread = np.where(spread > 0, spread, 1.0)
+    scaled = (utility - low) / spread
+    bumped = scaled.copy()
+    bumped[0] += step
+    values = solve_turn(np.hstack([scaled, bumped]), dice).cont[model.start]
+    k = utility.shape[1]
+    slope: FloatArray = np.clip((values[k:] - values[:k]) / step, 0.0, 1.0)
+    result: FloatArray = low + spread * values[:k]
+    return result, slope
+
+
 @cache
 def expected_score_solution(dice: int = 13) -> TurnSolution:
     """The policy maximising a turn's expected score (solved once per process)."""

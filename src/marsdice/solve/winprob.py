@@ -43,10 +43,9 @@ from marsdice.solve.cache import cached_arrays
 from marsdice.solve.fixed import solve_fixed_points
 from marsdice.solve.model import FloatArray, IntArray, check_range, turn_model
 from marsdice.solve.progress import report
-from marsdice.solve.turn import solve_turn
+from marsdice.solve.turn import solve_turn, start_values
 
 TOLERANCE: Final = 1e-13
-STEP: Final = 1e-6  # perturbation of u(0) that measures the slope P(score 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,35 +199,27 @@ def _solve_diagonal(table: WinTable, a: IntArray, b: IntArray) -> None:
     docstring): ``x = first[a, b]`` is the fixed point of the second seat's turn at
     ``(b, a)`` followed by the first seat's turn at ``(a, b)``."""
     first, second, dice = table.first, table.second, table.dice
-    start = turn_model(dice).start
     base0 = turn_utilities(table, a, b, seat=0)  # the first seat at (a, b)
     base1 = turn_utilities(table, b, a, seat=1)  # the second seat at (b, a)
     y = np.empty(len(a))
 
-    def turns(base: FloatArray, zero: FloatArray, todo: IntArray, slope: bool) -> FloatArray:
-        """The turn values with ``u(0) = zero`` (and, with ``slope``, the bumped values)."""
+    def turns(
+        base: FloatArray, zero: FloatArray, todo: IntArray, slope: bool
+    ) -> tuple[FloatArray, FloatArray | None]:
+        """The turn values with ``u(0) = zero`` (and, with ``slope``, P(score 0))."""
         utility = base[:, todo].copy()
         utility[0] = zero
-        if slope:
-            bumped = utility.copy()
-            bumped[0] += STEP
-            utility = np.hstack([utility, bumped])
-        values: FloatArray = solve_turn(utility, dice).cont[start]
-        return values
+        return start_values(utility, dice, zero_slope=slope)
 
     def evaluate(
         x: FloatArray, todo: IntArray, slope: bool
     ) -> tuple[FloatArray, FloatArray | None]:
-        k = len(todo)
-        second_seat = turns(base1, 1.0 - x, todo, slope)
-        y[todo] = second_seat[:k]
-        first_seat = turns(base0, 1.0 - y[todo], todo, slope)
-        if not slope:
+        second_seat, zero1 = turns(base1, 1.0 - x, todo, slope)
+        y[todo] = second_seat
+        first_seat, zero0 = turns(base0, 1.0 - second_seat, todo, slope)
+        if zero0 is None or zero1 is None:
             return first_seat, None
-        # chances that each turn scores 0 under its policy: dG/dx is their product
-        zero1 = (second_seat[k:] - second_seat[:k]) / STEP
-        zero0 = (first_seat[k:] - first_seat[:k]) / STEP
-        return first_seat[:k], np.clip(zero0 * zero1, 0.0, 1.0)
+        return first_seat, zero0 * zero1  # dG/dx: both turns score 0
 
     x = solve_fixed_points(
         evaluate,
