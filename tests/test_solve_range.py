@@ -229,3 +229,17 @@ def test_two_player_decisions_without_the_all_positions_table(
         assert [c.action for c in after] == [c.action for c in before]
         for a, b in zip(after, before, strict=True):
             assert a.win_probability == pytest.approx(b.win_probability, abs=1e-12)
+
+
+def test_zero_slope_is_measured_relative_to_the_utility() -> None:
+    from marsdice.solve.turn import start_values
+
+    # utilities a billion times smaller than a point (win chances when far behind): the
+    # measured slope is still the chance that the expected-score policy scores 0 (between
+    # 0.269458 and 0.276791 depending on how ties are broken), not the 1 an absolute bump
+    # would give by making 0 the best score
+    for scale in (1.0, 1e-9, 1e-300):
+        utility = scale * np.arange(17.0)[:, None]
+        value, slope = start_values(utility, 13, zero_slope=True)
+        assert value[0] == pytest.approx(3.1103817468 * scale, rel=1e-9)
+        assert slope is not None and 0.2694 < slope[0] < 0.2768
