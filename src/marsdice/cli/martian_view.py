@@ -263,7 +263,7 @@ def render_step(console: Console, step: Step, names: Sequence[str]) -> None:
                 who = names[seat]
                 if first:
                     heading = f"[bold]{escape(whose(who))}[/] turn"
-                    need = needs(after, seat, names)
+                    need = needs(as_state(step.before), seat, names)
                     if need:
                         heading += f" · last round: {escape(need)}"
                     console.rule(heading)
