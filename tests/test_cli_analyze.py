@@ -11,9 +11,10 @@ from rich.console import Console
 
 from marsdice.cli.main import main
 from marsdice.cli.martian_view import hint
-from marsdice.cli.play import PlaySession, Seat, game_view
+from marsdice.cli.play import PlaySession, Seat
+from marsdice.cli.view import game_view
 from marsdice.core import VariantError
-from marsdice.games import game_module
+from marsdice.games import get_game
 from marsdice.martian import Phase, Variant, position
 
 
@@ -88,8 +89,9 @@ def test_hint_names_the_best_move() -> None:
     state = position(Variant(), (0, 0), set_aside=(0, 0, 0, 0, 0), rolled=(4, 4, 3, 1, 1))
     line = hint(state)
     assert line is not None
-    assert line.startswith("best rays")
-    assert "expected turn score" in line
+    assert line.startswith("best: rays")
+    assert "expected points" in line
+    assert "chance to win" in line
 
 
 def test_play_with_hints_shows_them() -> None:
@@ -102,13 +104,81 @@ def test_play_with_hints_shows_them() -> None:
         return line
 
     output = io.StringIO()
+    game = get_game("martian")
     session = PlaySession(
-        game_module("martian"),
-        game_view("martian"),
+        game,
+        game_view(game),
         [Seat("Ann"), Seat("Bea")],
         Console(file=output, width=200),
         hints=True,
         read_line=read_line,
     )
     assert session.play(Variant(target=6), random.Random(5)) is False
-    assert "hint: best" in output.getvalue()
+    assert "best: " in output.getvalue()
+
+
+# --- finished games, seats from 1, the atlas's file ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--scores", "25,3"], "the game is over: player 1 has 25"),
+        (["--scores", "3,40", "--seat", "1"], "the game is over: player 2 has 40"),
+        (["--scores", "30"], "the game is over: player 1 has 30"),
+        (["--scores", "30,3", "--seat", "2"], "add --last-round"),
+        (["--scores", "3,4", "--seat", "2", "--last-round"], "nobody has reached the target"),
+        (["--scores", "30,3", "--last-round"], "does not sit before player 1"),
+        (["--scores", "12", "--last-round"], "needs 2 or more players"),
+        (["--scores", "1,2", "--seat", "3"], "--seat must be 1-2"),
+        (["--scores", "1,2,3", "--seat", "4"], "--seat must be 1-3"),
+    ],
+)
+def test_positions_that_cannot_be_played_are_refused(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["analyze", "--aside", "HH", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_a_last_round_position_is_analysed(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--scores", "27,20", "--seat", "2", "--last-round", "--aside", "RRHHH"]
+    assert main(["analyze", *args]) == 0
+    assert "Player 2" in capsys.readouterr().out
+
+
+def test_the_plot_hint_keeps_its_brackets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import marsdice.cli.atlas as atlas
+
+    def no_matplotlib(*args: object, **kwargs: object) -> None:
+        raise ModuleNotFoundError("No module named 'matplotlib'")
+
+    monkeypatch.setattr(atlas, "draw_atlas", no_matplotlib)
+    assert main(["analyze", "--plot", str(tmp_path / "a.png"), "--target", "6"]) == 2
+    assert "pip install 'marsdice[plot]'" in capsys.readouterr().err
+    assert not (tmp_path / "a.png").exists()
+
+
+def test_an_atlas_that_cannot_be_written_is_saved_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from marsdice.cli import analyze as analyze_cli
+    from marsdice.cli import files
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(analyze_cli, "draw_atlas_bytes", lambda *args: b"<svg/>")
+
+    def refuse(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "replace", refuse)
+    out = tmp_path / "atlas.svg"
+    assert main(["analyze", "--plot", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"could not write {out} (No space left on device); saved to" in err
+    saved = [p for p in tmp_path.iterdir() if p.name.startswith("atlas-saved-")]
+    assert [p.read_bytes() for p in saved] == [b"<svg/>"]

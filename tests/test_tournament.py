@@ -89,3 +89,115 @@ def test_mars_attacks_tournament_with_game_options(
 def test_martian_target_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tournament", "cautious", "random", "-n", "3", "--target", "5", "--quiet"]) == 0
     assert "Mean score" in capsys.readouterr().out
+
+
+# --- nothing finished is lost ----------------------------------------------------------------
+
+
+def test_output_paths_are_checked_before_any_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import marsdice.cli.tournament as command
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the games started")
+
+    monkeypatch.setattr(command, "run_tournament", never)
+    existing = tmp_path / "old.json"
+    existing.write_text("precious")
+    for bad, message in [
+        (tmp_path, "is a folder"),
+        (tmp_path / "missing" / "t.json", "does not exist"),
+        (existing / "t.json", "is not a folder"),
+        (existing, "add --overwrite"),
+    ]:
+        assert main(["tournament", "random", "random", "--json", str(bad)]) == 2
+        assert message in capsys.readouterr().err
+    assert existing.read_text() == "precious"
+
+
+def test_overwrite_replaces_an_old_result(tmp_path: Path) -> None:
+    out = tmp_path / "t.csv"
+    out.write_text("old")
+    args = ["tournament", "random", "random", "-n", "2", "--quiet", "--csv", str(out)]
+    assert main([*args, "--overwrite"]) == 0
+    assert out.read_text().startswith("game,rounds,")
+
+
+def test_a_failed_write_saves_the_results_elsewhere_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from marsdice.cli import files
+
+    monkeypatch.chdir(tmp_path)
+    real_replace = files.os.replace
+    out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
+
+    def refuse_json(src: str, dst: str) -> None:
+        if str(dst).endswith(".json"):
+            raise OSError(5, "Input/output error")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", refuse_json)
+    args = ["tournament", "cautious", "random", "-n", "4", "--quiet"]
+    assert main([*args, "--json", str(out_json), "--csv", str(out_csv)]) == 1
+    captured = capsys.readouterr()
+    assert "Win rate" in captured.out
+    assert f"could not write {out_json} (Input/output error); saved to" in captured.err
+    saved = next(tmp_path.glob("t-saved-*.json"))
+    assert json.loads(saved.read_text())["games"] == 4
+    assert not out_json.exists()
+    assert len(list(csv.DictReader(out_csv.open()))) == 4
+
+
+def test_ctrl_c_keeps_the_finished_games_marked_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import marsdice.tournament as library
+
+    real_play_one = library.play_one
+
+    def interrupted_at_5(game: str, lineup: object, index: int, *args: object) -> object:
+        if index == 5:
+            raise KeyboardInterrupt
+        return real_play_one(game, lineup, index, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(library, "play_one", interrupted_at_5)
+    out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
+    args = ["tournament", "cautious", "random", "-n", "50", "--quiet"]
+    assert main([*args, "--json", str(out_json), "--csv", str(out_csv)]) == 130
+    captured = capsys.readouterr()
+    assert "5 of 50 games (partial)" in captured.out
+    assert "Partial: interrupted after 5 of 50 games" in captured.out
+    assert captured.err == (
+        "marsdice: stopped: interrupted after 5 of 50 games; results marked partial\n"
+    )
+    summary = json.loads(out_json.read_text())
+    assert summary["partial"] is True
+    assert summary["games_finished"] == 5
+    assert len(summary["results"]) == 5
+    rows = list(csv.DictReader(out_csv.open()))
+    assert [row["partial"] for row in rows] == ["true"] * 5
+
+
+def test_ctrl_c_before_the_first_game_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import marsdice.tournament as library
+
+    def interrupted(*args: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(library, "play_one", interrupted)
+    out = tmp_path / "t.json"
+    assert main(["tournament", "random", "random", "--quiet", "--json", str(out)]) == 130
+    assert "before any game finished" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_complete_series_is_not_partial(tmp_path: Path) -> None:
+    out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
+    args = ["tournament", "random", "random", "-n", "3", "--quiet"]
+    assert main([*args, "--json", str(out_json), "--csv", str(out_csv)]) == 0
+    assert json.loads(out_json.read_text())["partial"] is False
+    assert {row["partial"] for row in csv.DictReader(out_csv.open())} == {"false"}

@@ -95,6 +95,7 @@ class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         if (
             default is None
             or default is False
+            or default == ""
             or default == argparse.SUPPRESS
             or "default" in text.lower()
             or isinstance(action, argparse._HelpAction | argparse._VersionAction)

@@ -2,7 +2,10 @@
 
 A record is a block of tag lines, then the moves: chance outcomes and player decisions in
 their canonical notation, separated by whitespace. ``;`` starts a comment to the end of the
-line and ``{...}`` is a comment, as in PGN; readers ignore both.
+line and ``{...}`` is a comment, as in PGN; readers ignore both. A leading byte-order mark
+is ignored; records over :data:`MAX_RECORD_BYTES` or :data:`MAX_RECORD_MOVES` are refused
+(a real game is a few kilobytes: the limits keep a wrong or hostile file from taking minutes
+and gigabytes to replay).
 
 >>> record = GameRecord("martian", ("Ann", "Bob"), (("Target", "25"),), ("TTHHHHRRCCCKK", "humans"))
 >>> print(record.dumps())
@@ -23,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from marsdice.core.errors import MarsDiceError, RecordError
@@ -33,6 +37,12 @@ if TYPE_CHECKING:
 _TAG: Final = re.compile(r'^\[(?P<key>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\\]|\\.)*)"\]$')
 _PLAYER: Final = re.compile(r"^Player(?P<n>[1-9][0-9]*)$")
 _COMMENTS: Final = re.compile(r"\{[^}]*\}|;[^\n]*")
+_BOM: Final = "\ufeff"
+
+#: the largest record file read, in bytes (and the longest record text, in characters)
+MAX_RECORD_BYTES: Final = 1_000_000
+#: the most moves a record may hold (chance outcomes and decisions together)
+MAX_RECORD_MOVES: Final = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +83,11 @@ class GameRecord:
 
     @classmethod
     def loads(cls, text: str) -> GameRecord:
-        """Read a record; raises :class:`RecordError` naming the line at fault."""
+        """Read a record; raises :class:`RecordError` naming the line at fault. A leading
+        byte-order mark is skipped; a text over the size limits is refused."""
+        if len(text) > MAX_RECORD_BYTES:
+            raise RecordError(f"the record is longer than the limit of {MAX_RECORD_BYTES:,} bytes")
+        text = text.removeprefix(_BOM)
         tags: dict[str, str] = {}
         body: list[str] = []
         for number, raw in enumerate(text.splitlines(), start=1):
@@ -95,7 +109,33 @@ class GameRecord:
             raise RecordError('the record has no [Game "..."] tag')
         players = _players(tags)
         moves = _COMMENTS.sub(" ", "\n".join(body)).split()
+        if len(moves) > MAX_RECORD_MOVES:
+            raise RecordError(
+                f"the record has {len(moves):,} moves, more than the limit of {MAX_RECORD_MOVES:,}"
+            )
         return cls(game, players, tuple(tags.items()), tuple(moves))
+
+
+def read_record_file(path: Path) -> str:
+    """The text of a record file, read in bounded memory: a file over
+    :data:`MAX_RECORD_BYTES` (``/dev/zero`` included) or not UTF-8 text raises
+    :class:`RecordError`; a byte-order mark is dropped. OS errors (a missing file, a folder)
+    pass through as :class:`OSError`."""
+    with path.open("rb") as stream:
+        data = stream.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(
+            f"{path} is larger than {MAX_RECORD_BYTES:,} bytes, the limit for a game record"
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise RecordError(
+            f"{path} is not a text record (not UTF-8 at byte {error.start})"
+        ) from None
+    if "\x00" in text:
+        raise RecordError(f"{path} is not a text record (it holds NUL bytes)")
+    return text
 
 
 def replay_moves(start: GameState, moves: Sequence[str]) -> list[GameState]:
