@@ -3,7 +3,8 @@
 
 For each (target, dice) of the grid: the two-player win-probability table (what 2 players and
 the 3+ player approximation need) and the solo table, solved from scratch (no disk cache),
-with the Bellman residual of each and the number of batched turn solves. Then one turn solve
+with the Bellman residual of each and the number of sweeps of the turn graph (one per chunk of
+columns). Then one turn solve
 per dice count: what a 3+ player decision costs when its scoreboard is new.
 
 Run: .venv/bin/python bench/bench_solve_range.py            (about 3 minutes)
@@ -21,31 +22,28 @@ import numpy as np
 
 from marsdice.martian.rules import MAX_DICE, MAX_TARGET
 from marsdice.solve import solo, turn, winprob
-from marsdice.solve.model import turn_model
+from marsdice.solve.model import FloatArray, TurnModel, turn_model
 
 
 class CountingSolves:
-    """Counts the batched turn solves (and their columns) of a table."""
+    """Counts the turn-graph sweeps (one per chunk of columns) and their columns."""
 
     def __init__(self) -> None:
         self.calls = 0
         self.columns = 0
-        self.original = turn.solve_turn
+        self.original = turn._sweep
 
     def __enter__(self) -> CountingSolves:
-        def counted(utility: object, dice: int = 13, **kwargs: bool) -> turn.TurnSolution:
-            solution = self.original(utility, dice, **kwargs)  # type: ignore[arg-type]
+        def counted(model: TurnModel, table: FloatArray) -> tuple[FloatArray, FloatArray]:
             self.calls += 1
-            self.columns += solution.columns
-            return solution
+            self.columns += table.shape[1]
+            return self.original(model, table)
 
-        for module in (turn, winprob, solo):
-            module.solve_turn = counted  # type: ignore[assignment]
+        turn._sweep = counted
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for module in (turn, winprob, solo):
-            module.solve_turn = self.original
+        turn._sweep = self.original
 
 
 def measure(kind: str, target: int, dice: int) -> tuple[float, float, float, int, int]:
@@ -83,7 +81,7 @@ def main() -> None:
     grid = sorted(((t, d) for t in targets for d in dice_counts), key=lambda td: -td[0] * td[1])
     print(
         f"{'table':10} {'target':>6} {'dice':>4} {'seconds':>8} {'cpu s':>8} {'residual':>9}"
-        f" {'solves':>7}"
+        f" {'sweeps':>7}"
     )
     worst: dict[str, tuple[float, float, int, int]] = {}
     largest_residual = 0.0

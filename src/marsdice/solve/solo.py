@@ -25,7 +25,7 @@ from marsdice.solve.cache import cached_arrays
 from marsdice.solve.fixed import solve_fixed_points
 from marsdice.solve.model import FloatArray, IntArray, check_range, turn_model
 from marsdice.solve.progress import report
-from marsdice.solve.turn import solve_turn, start_values
+from marsdice.solve.turn import start_values
 
 TOLERANCE: Final = 1e-12
 
@@ -110,8 +110,7 @@ def _solve(target: int, dice: int) -> FloatArray:
 def bellman_residual(table: SoloTable) -> float:
     """Largest change when every entry is recomputed from the others by one optimal turn
     (zero for an exact solution)."""
-    model = turn_model(table.dice)
     utility = np.stack([table.after_turn(total) for total in range(table.target)], axis=1)
     utility[0] = -table.turns  # a turn scoring 0 stays put
-    values = solve_turn(utility, table.dice).cont[model.start]
+    values, _ = start_values(utility, table.dice)
     return float(np.abs(1.0 - values - table.turns).max())

@@ -177,7 +177,15 @@ def start_values(
     scoring 0 into the best outcome and the measured slope into nonsense.)"""
     model = turn_model(dice)
     if not zero_slope:
-        return solve_turn(utility, dice).cont[model.start], None
+        # chunk by chunk, keeping only the start: memory stays small for many columns
+        width = chunk_columns(model)
+        values = np.concatenate(
+            [
+                _sweep(model, as_utility_matrix(utility[:, i : i + width], model))[1][model.start]
+                for i in range(0, utility.shape[1], width)
+            ]
+        )
+        return values, None
     low = utility.min(axis=0)
     spread = utility.max(axis=0) - low
     spread = np.where(spread > 0, spread, 1.0)

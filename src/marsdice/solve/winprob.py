@@ -246,16 +246,15 @@ def bellman_residual(table: WinTable) -> float:
     """Largest change when every table entry is recomputed from the others by one optimal
     turn: zero for an exact solution."""
     target = table.target
-    model = turn_model(table.dice)
     me, opp = (grid.ravel() for grid in np.indices((target, target)))
     worst = 0.0
     for seat, grid in ((0, table.first), (1, table.second)):
         utility = turn_utilities(table, me, opp, seat)
         other = table.second if seat == 0 else table.first
         utility[0] = 1.0 - other[opp, me]
-        values = solve_turn(utility, table.dice).cont[model.start]
+        values, _ = start_values(utility, table.dice)
         worst = max(worst, float(np.abs(values - grid[me, opp]).max()))
     need = np.arange(len(table.last))
     utility = turn_utilities(table, np.zeros_like(need), need, seat=1, triggered=True)
-    values = solve_turn(utility, table.dice).cont[model.start]
+    values, _ = start_values(utility, table.dice)
     return max(worst, float(np.abs(values - table.last).max()))
