@@ -110,7 +110,7 @@ def test_ctrl_c_mid_game_is_clean(tmp_path: Path) -> None:
     [
         (["play", "-p", "wizard"], "unknown player 'wizard'"),
         (["play", "--target", "0"], "target must be 1-100"),
-        (["play", *["-p", "random"] * 11], "players must be 1-10"),
+        (["play", *["-p", "random"] * 11], "Martian Dice takes 1-10 players, got 11"),
     ],
 )
 def test_bad_options_get_a_clear_error(
