@@ -11,10 +11,11 @@ import random
 import statistics
 import time
 
-from marsdice.attacks import Action, RerollRule, Variant
-from marsdice.attacks import record as attacks_record
+from marsdice.attacks import RerollRule, Variant
+from marsdice.attacks.game import GAME
 from marsdice.attacks.solver import solver_for
-from marsdice.bots import make_bot
+from marsdice.bots.attacks_planner import PlannerBot
+from marsdice.core.game import chance_agent, play_out
 
 
 def engine_moves(seconds: float) -> float:
@@ -23,15 +24,8 @@ def engine_moves(seconds: float) -> float:
     moves = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        state = attacks_record.start(Variant(players=4), rng)
-        while not state.is_terminal:
-            action: Action
-            if state.is_chance_node:
-                action = state.sample_chance(rng)
-            else:
-                action = rng.choice(state.legal_actions())
-            state = state.apply(action)
-            moves += 1
+        state = GAME.start(Variant(players=4), rng)
+        moves += len(play_out(state, [chance_agent(rng)] * 4, rng).actions)
     return moves / (time.perf_counter() - start)
 
 
@@ -39,18 +33,17 @@ def planner_times(variant: Variant, games: int) -> list[float]:
     """Seconds per planner decision over some self-play games (solver cache cleared first)."""
     solver_for.cache_clear()
     times: list[float] = []
+    bot = PlannerBot()
+
+    def timed(state: object) -> object:
+        begin = time.perf_counter()
+        action = bot.choose(state)  # type: ignore[arg-type]
+        times.append(time.perf_counter() - begin)
+        return action
+
     for seed in range(games):
         rng = random.Random(seed)
-        state = attacks_record.start(variant, rng)
-        bots = [make_bot("attacks", "planner") for _ in range(variant.players)]
-        while not state.is_terminal:
-            if state.is_chance_node:
-                state = state.apply(state.sample_chance(rng))
-                continue
-            begin = time.perf_counter()
-            action = bots[state.current_player].choose(state)
-            times.append(time.perf_counter() - begin)
-            state = state.apply(action)
+        play_out(GAME.start(variant, rng), [timed] * variant.players, rng)  # type: ignore[list-item]
     return sorted(times)
 
 

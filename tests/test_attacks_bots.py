@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 from dataclasses import replace
 from fractions import Fraction
@@ -11,14 +12,24 @@ from math import comb
 import pytest
 
 from marsdice.attacks import Phase, State, Target, Variant, new_game
-from marsdice.attacks import record as attacks_record
 from marsdice.attacks.cards import Symbol
-from marsdice.attacks.rules import FACE_PROBABILITIES, Face
+from marsdice.attacks.game import GAME
 from marsdice.attacks.solver import Goal, Problem, TurnSolver, capture_probability
-from marsdice.bots import available_bots, make_bot
+from marsdice.attacks.variant import FACE_PROBABILITIES, Face
 from marsdice.bots.attacks_planner import PlannerBot, estimates
+from marsdice.bots.base import Bot, RandomBot
 from marsdice.core.dice import dice_outcomes
-from marsdice.tournament import run_tournament
+from marsdice.core.game import play_out
+
+
+def make_bot(name: str, seed: int | None = None) -> Bot:
+    """A bot by its name in the game's list (built as the registry builds it)."""
+    spec = next(spec for spec in GAME.bots if spec.name == name)
+    module, _, attribute = spec.factory.partition(":")
+    factory = getattr(importlib.import_module(module), attribute)
+    bot = factory(seed=seed)
+    assert isinstance(bot, Bot)
+    return bot
 
 
 def binomial_tail(need: int, p: Fraction) -> Fraction:
@@ -96,7 +107,11 @@ def test_estimates_are_probabilities() -> None:
     ("settings", "owned", "turns"),
     [
         ({}, (), 1500),
-        ({"reroll": "subset", "bombed": "whole-turn"}, ("Toronto", "Seattle"), 1000),
+        (
+            {"reroll": "subset", "bombed": "whole-turn", "seattle": "after-target"},
+            ("Toronto", "Seattle"),
+            1000,
+        ),
         ({"difficulty": "hard"}, ("Denver", "Toronto"), 1000),
     ],
 )
@@ -109,6 +124,7 @@ def test_the_solver_matches_play_through_the_engine(
     start = new_game(variant, [["dallas"], ["phoenix"], ["atlanta"], ["statue-of-liberty"]])
     names = [c.name for c in variant.cards]
     start = replace(start, owned=(tuple(names.index(n) for n in owned), ()))
+    start = start.start_from(boston=True, seattle=True)
     predicted = estimates(start)
     bot = PlannerBot()
     target = start.apply(bot.choose(start)).target
@@ -132,22 +148,26 @@ def test_the_solver_matches_play_through_the_engine(
 # --- the bots -----------------------------------------------------------------------------------
 
 
-def test_the_attacks_bots_are_registered() -> None:
-    assert set(available_bots("attacks")) >= {"random", "heuristic", "planner"}
+def test_the_attacks_bots_are_listed_planner_first() -> None:
+    assert [spec.name for spec in GAME.bots] == ["planner", "heuristic", "random"]
+    assert GAME.default_opponent == "planner"
+    assert isinstance(make_bot("random", seed=3), RandomBot)
 
 
 def _play(bots: list[str], variant: Variant, seed: int) -> State:
-    rng = random.Random(seed)
-    players = [make_bot("attacks", name, seed=seed) for name in bots]
-    state = attacks_record.start(variant, rng)
-    while not state.is_terminal:
-        if state.is_chance_node:
-            state = state.apply(state.sample_chance(rng))
-        else:
-            action = players[state.current_player].choose(state)
-            assert action in state.legal_actions(), (state.phase, action)
-            state = state.apply(action)
-    return state
+    players = [make_bot(name, seed=seed) for name in bots]
+
+    def agent(state: object) -> object:
+        assert isinstance(state, State)
+        action = players[state.current_player].choose(state)
+        assert action in state.legal_actions(), (state.phase, action)
+        return action
+
+    game = play_out(
+        GAME.start(variant, random.Random(seed)), [agent] * len(bots), random.Random(seed)
+    )  # type: ignore[list-item]
+    assert isinstance(game.final, State)
+    return game.final
 
 
 @pytest.mark.parametrize(
@@ -157,6 +177,8 @@ def _play(bots: list[str], variant: Variant, seed: int) -> State:
         (Variant(players=3, reroll="subset"), 2),  # type: ignore[arg-type]
         (Variant(players=4, bombed="whole-turn", difficulty="hard"), 3),  # type: ignore[arg-type]
         (Variant(players=5, end_stacks=1), 4),
+        (Variant(players=3, seattle="after-target", denver="target"), 5),  # type: ignore[arg-type]
+        (Variant(players=2, reroll="subset"), 6),  # type: ignore[arg-type]
     ],
 )
 def test_bots_always_choose_legal_moves(variant: Variant, seed: int) -> None:
@@ -165,26 +187,39 @@ def test_bots_always_choose_legal_moves(variant: Variant, seed: int) -> None:
     assert final.is_terminal
 
 
-def _ability_state(card: str, moves: list[str]) -> State:
-    state = new_game(Variant(players=2), [["dallas"], ["phoenix"], ["atlanta"], ["miami"]])
+def _ability_state(card: str, moves: list[str], **settings: str) -> State:
+    variant = Variant(players=2, **settings)  # type: ignore[arg-type]
+    state = new_game(variant, [["dallas"], ["phoenix"], ["atlanta"], ["miami"]])
     index = [c.name for c in state.variant.cards].index(card)
-    state = replace(state, owned=((index,), ()))
+    state = replace(state, owned=((index,), ())).start_from(boston=True, seattle=True)
     for move in moves:
         state = state.apply(state.parse_action(move))
     return state
 
 
 @pytest.mark.parametrize("bot", ["planner", "heuristic"])
-def test_bots_use_toronto_against_a_bomb_and_seattle_for_ray_guns(bot: str) -> None:
-    player = make_bot("attacks", bot)
+def test_bots_use_toronto_against_a_bomb_seattle_for_ray_guns_and_denver(bot: str) -> None:
+    player = make_bot(bot)
     # limit 1 + 0 + 1 + 0 + 2 = 4: four nukes bomb unless Toronto rerolls one
     state = _ability_state("Toronto", ["@dallas", "HHHRRRNNNN"])
     assert state.phase is Phase.TORONTO
     assert player.choose(state).text() == "toronto:N"
-    state = _ability_state("Seattle", ["@dallas"])
+    state = _ability_state("Seattle", [])  # the seed: before the target
+    assert state.phase is Phase.SEATTLE and state.target is None
+    assert player.choose(state).text() == "seattle:R"
+    state = _ability_state("Seattle", ["@dallas"], seattle="after-target")
     assert player.choose(state).text() == "seattle:R"
     state = _ability_state("Denver", ["@dallas", "HHHRRRNNNN"])
     assert player.choose(state).text() == "restart"
+
+
+@pytest.mark.parametrize("bot", ["planner", "heuristic"])
+def test_bots_refuse_another_games_state(bot: str) -> None:
+    from marsdice.martian.game import GAME as MARTIAN
+
+    other = MARTIAN.start(MARTIAN.default_variant(2), random.Random(1))
+    with pytest.raises(TypeError, match="not a Mars Attacks state"):
+        make_bot(bot).choose(other)
 
 
 @pytest.mark.parametrize(("rule", "move"), [("last-roll", "reroll"), ("whole-turn", "stop")])
@@ -203,6 +238,11 @@ def test_the_planner_risks_a_bomb_only_when_the_rule_makes_it_cheap(rule: str, m
 
 
 def test_the_planner_beats_the_heuristic_in_a_seeded_series() -> None:
-    result = run_tournament("attacks", ["planner", "heuristic"], games=40, seed=2024)
-    planner = next(s for s in result.standings if s.name == "planner")
-    assert planner.win_rate >= 0.6, planner
+    """Seats alternate; over 80 seeded 2-player games the planner wins 60% (measured)."""
+    wins = 0.0
+    games = 80
+    for seed in range(games):
+        seats = ["planner", "heuristic"] if seed % 2 == 0 else ["heuristic", "planner"]
+        final = _play(seats, Variant(players=2), 2024 + seed)
+        wins += final.returns()[seats.index("planner")]
+    assert wins / games >= 0.55, wins

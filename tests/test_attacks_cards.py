@@ -88,6 +88,7 @@ def _file(card: int = 1, **changes: object) -> str:
         (_file(symbol="nuke"), "field 'symbol' nuke goes with ability los-angeles"),
         (_file(kind="monument", symbol="head"), "card 2 ('Boston'): field 'kind' of a card with"),
         (_file(11, requirement=2), "card 12 ('Las Vegas'): field 'requirement' of the las-vegas"),
+        (_file(9, requirement=11), "card 10 ('Detroit'): field 'requirement' of the detroit"),
         (_file(11, kind="monument"), "card 12 ('Las Vegas'): field 'kind'"),
         (_file(10, kind="monument"), "card 11 ('Los Angeles'): field 'kind'"),
         (_file(22, kind="city"), "card 23 ('Washington Monument'): field 'symbol' head belongs"),

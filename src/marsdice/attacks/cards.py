@@ -161,6 +161,7 @@ class Card:
         return data
 
 
+@cache
 def slugify(name: str) -> str:
     """Lower case, runs of other characters turned into single hyphens.
 
@@ -210,6 +211,8 @@ def card_from_dict(data: object, position: int) -> Card:
 Bad = Callable[[str, str], CardError]
 #: Las Vegas goes to the first player bombed this many times (the rules fix it)
 VEGAS_BOMBS: Final = 3
+#: the dice a turn rolls: Detroit, taken within one turn, cannot need more
+DICE_IN_A_TURN: Final = 10
 
 
 def _check_consistency(card: Card, bad: Bad) -> None:
@@ -219,6 +222,12 @@ def _check_consistency(card: Card, bad: Bad) -> None:
             "kind",
             f"of a card with ability {card.ability.value} must be city: the rules make "
             f"{card.ability.value} a city",
+        )
+    if card.ability is Ability.DETROIT and card.requirement > DICE_IN_A_TURN:
+        raise bad(
+            "requirement",
+            f"of the detroit card must be 1-{DICE_IN_A_TURN}: it is taken within one turn of "
+            f"{DICE_IN_A_TURN} dice, got {card.requirement}",
         )
     if card.ability is Ability.LAS_VEGAS and card.requirement != VEGAS_BOMBS:
         raise bad(
