@@ -9,7 +9,9 @@
 - :mod:`~marsdice.solve.policy`: decisions and analysis for engine states (:func:`analyze`).
 - :mod:`~marsdice.solve.batch`: numpy batch simulation of turns and games.
 - :mod:`~marsdice.solve.match`: exact head-to-head values of two fixed strategies.
-- :mod:`~marsdice.solve.cache`: solved tables on disk, keyed by variant.
+- :mod:`~marsdice.solve.cache`: solved tables on disk, keyed by variant, self-healing.
+- :mod:`~marsdice.solve.fixed`: safeguarded Newton steps for the 0-score fixed points.
+- :mod:`~marsdice.solve.progress`: progress of long solves through a callback.
 
 See ``docs/strategy.md`` for the results.
 """
