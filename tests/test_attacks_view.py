@@ -48,7 +48,7 @@ def test_a_scripted_person_can_play_every_phase(
     code = main([*args, "--delay", "0", "--hint", "--save", str(save)])
     out = capsys.readouterr().out
     assert code == 0, out[-2000:]
-    # (the loop may discard what was typed while the computer played: no check on 'zzz')
+    assert "unknown command 'zzz'" in out  # re-prompted, not fatal
     assert "Nuke limit" in out and "Final scores" in out
     assert "planner suggests @" in out and "expected value" in out  # labelled numbers
     module, record = read_record(save.read_text())

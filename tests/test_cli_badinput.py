@@ -238,7 +238,7 @@ CORPUS: list[Case] = [
         "play",
         *("-p", "human:Ann", "-p", "human:Bob", "--seed", "1"),
         code=130,
-        pending=PENDING_PLAY,
+        message="game abandoned",
     ),
     # --- replay
     case("replay-no-file", "replay", message="file"),

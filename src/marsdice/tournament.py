@@ -168,7 +168,9 @@ def _results(
         for index in range(games):
             yield [play_one(game, lineup, index, seed, variant)]
         return
-    chunk = max(1, min(50, games // (jobs * 4) or 1))
+    # small chunks: Ctrl-C loses only the games in progress (each worker keeps its solver
+    # tables between chunks, so a chunk costs little more than its games)
+    chunk = max(1, min(5, games // (jobs * 4) or 1))
     tasks = [
         (game, lineup, range(start, min(games, start + chunk)), seed, variant)
         for start in range(0, games, chunk)

@@ -295,12 +295,24 @@ def parse_cards(data: object) -> tuple[Card, ...]:
     return validate_cards([card_from_dict(item, i) for i, item in enumerate(data, start=1)])
 
 
+#: the largest card file read (the built-in set is about 4 kB)
+MAX_CARD_FILE_BYTES: Final = 1_000_000
+
+
 def load_cards(path: str | Path) -> tuple[Card, ...]:
-    """Read and validate a user's card file; raises :class:`CardError` saying what is wrong."""
+    """Read and validate a user's card file; raises :class:`CardError` saying what is wrong.
+    Reads at most :data:`MAX_CARD_FILE_BYTES` (so ``/dev/zero`` is refused at once)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as stream:
+            data = stream.read(MAX_CARD_FILE_BYTES + 1)
     except OSError as error:
         raise CardError(f"cannot read card file {str(path)!r}: {error.strerror}") from None
+    if len(data) > MAX_CARD_FILE_BYTES:
+        raise CardError(
+            f"card file {str(path)!r} is larger than {MAX_CARD_FILE_BYTES:,} bytes, the limit"
+        )
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise CardError(f"card file {str(path)!r} is not UTF-8 text") from None
     return loads_cards(text, source=str(path))

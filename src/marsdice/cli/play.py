@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from marsdice.bots import Bot, available_bots, make_bot
+from marsdice.cli.args import non_negative_float, print_error
 from marsdice.cli.files import check_output_path, write_text_safely
 from marsdice.cli.view import GameView, game_view
 from marsdice.core.errors import MarsDiceError
@@ -72,17 +73,6 @@ def parse_seats(game: Game, specs: Sequence[str], seed: int | None) -> list[Seat
     return seats
 
 
-def non_negative_seconds(text: str) -> float:
-    """An argparse type: a number of seconds, 0 or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 60 seconds, got {text}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game", choices=game_names(), default="martian", help="which game (default: martian)"
@@ -106,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--delay",
-        type=non_negative_seconds,
+        type=non_negative_float,
         metavar="SECONDS",
         help="pause after a computer move (default: 0.6 on a terminal, else 0)",
     )
@@ -170,7 +160,11 @@ def run(args: argparse.Namespace) -> int:
     finished = session.play(variant, random.Random(args.seed), save=args.save, seed=args.seed)
     if session.save_failed:
         return 1
-    return 0 if finished else 130
+    if not finished:
+        saved = f"; record saved to {args.save}" if args.save is not None else ""
+        print_error(f"game abandoned{saved}", kind="stopped")
+        return 130
+    return 0
 
 
 class PlaySession:
@@ -297,7 +291,7 @@ class PlaySession:
             written = write_text_safely(path, text)
         except MarsDiceError as error:
             self.save_failed = True
-            Console(stderr=True, highlight=False).print(f"[red]error:[/] {escape(str(error))}")
+            print_error(str(error))
             return
         self.console.print(f"Record saved to [bold]{escape(str(written))}[/].")
 
