@@ -21,3 +21,14 @@ def test_readme_python_example_runs() -> None:
         "['rays', 'humans', 'cows', 'chickens']",
         "(0, 0)",
     ]
+
+
+def test_readme_game_contract_example_runs() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert len(blocks) >= 2, "the README shows the generic Game API"
+    out = StringIO()
+    with redirect_stdout(out):
+        exec(blocks[1], {})
+    lines = out.getvalue().split("\n")
+    assert lines[1].startswith('{"game": "attacks"')
+    assert lines[2] == '[Game "attacks"]'
