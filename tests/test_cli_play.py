@@ -200,3 +200,16 @@ def test_same_seed_same_game_for_both_games(tmp_path: Path) -> None:
             assert main(argv) == 0
             texts.append(read_record(save.read_text())[1].moves)
         assert texts[0] == texts[1]
+
+
+def test_building_the_command_line_loads_no_solver() -> None:
+    """The parser imports every subcommand; none may pull numpy or matplotlib in at import."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from marsdice.cli.main import build_parser; build_parser(); "
+        "print(sorted(m for m in ('numpy', 'matplotlib', 'marsdice.solve') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
