@@ -128,7 +128,10 @@ def _run(argv: Sequence[str] | None) -> int:
         parser.print_usage(sys.stderr)
         print_error(f"give a command: {', '.join(COMMANDS)} (marsdice --help says more)")
         return EXIT_USAGE
-    code = import_module(COMMANDS[args.command]).run(args)
+    from marsdice.solve.progress import stderr_progress  # rich only: no numpy at start-up
+
+    with stderr_progress():  # a bar for any solve that runs longer than half a second
+        code = import_module(COMMANDS[args.command]).run(args)
     return code if isinstance(code, int) else EXIT_FAILED
 
 

@@ -242,8 +242,17 @@ class PlaySession:
         if not self.console.is_terminal:
             yield
             return
-        with self.console.status(f"{escape(name)} is thinking…", spinner="dots"):
-            yield
+        from marsdice.solve.progress import reporting
+
+        message = f"{escape(name)} is thinking…"
+        with self.console.status(message, spinner="dots") as status:
+
+            def solving(what: str, done: int, total: int) -> None:
+                share = f"{100 * done // max(total, 1)}%"
+                status.update(f"{message} [dim](solving {escape(what)}: {share})[/]")
+
+            with reporting(solving):  # one live display: the solve's progress in the status
+                yield
 
     def _ask(self, state: GameState, seat: Seat) -> Action:
         self.view.render_board(self.console, state, self.names)
