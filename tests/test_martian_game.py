@@ -35,21 +35,6 @@ from marsdice.martian import (
     position,
 )
 
-VIEW_KEYS = {
-    "game",
-    "viewer",
-    "players",
-    "phase",
-    "current_player",
-    "scores",
-    "turns",
-    "rounds",
-    "winners",
-    "events",
-    "legal_actions",
-    "board",
-}
-
 
 def test_the_game_object() -> None:
     assert isinstance(GAME, Game) and isinstance(GAME, MartianDice)
@@ -142,7 +127,7 @@ def test_everyone_sees_the_same_table_and_only_the_mover_gets_actions() -> None:
     state = roll(new_game(Variant(players=3)), "TTHHHHRRCCCKK")
     views = {viewer: GAME.observe(state, viewer) for viewer in (None, 0, 1, 2)}
     for viewer, view in views.items():
-        assert set(view) >= VIEW_KEYS
+        assert {"board", "events", "legal_actions", "rounds", "scores"} <= set(view)
         assert view["viewer"] == viewer and view["game"] == "martian"
         json.dumps(view)
     assert views[0]["legal_actions"] == ["rays", "humans", "cows", "chickens"]

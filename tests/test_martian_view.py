@@ -122,7 +122,9 @@ def test_roll_off_lines() -> None:
     assert "Still tied: You and Zax roll again." in text
 
 
-def test_options_default_to_none_and_the_help_names_the_defaults() -> None:
+def test_options_default_to_none_and_the_help_names_the_defaults(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     parser = argparse.ArgumentParser()
     view.add_arguments(parser.add_argument_group("Martian Dice"))
     args = parser.parse_args([])
@@ -137,8 +139,13 @@ def test_options_default_to_none_and_the_help_names_the_defaults() -> None:
         dice=20,
         rolloff_mode="single",  # type: ignore[arg-type]
     )
+    for option, value in (("--target", "101"), ("--dice", "0"), ("--rolloff-dice", "21")):
+        with pytest.raises(SystemExit):
+            parser.parse_args([option, value])
+    assert "argument --target: must be 1-100, got 101" in capsys.readouterr().err
+    args.target = 101  # a caller building the namespace itself still gets the engine's check
     with pytest.raises(ValueError, match=r"^target must be 1-100, got 101"):
-        view.make_variant(parser.parse_args(["--target", "101"]), 2)
+        view.make_variant(args, 2)
 
 
 def test_rules_and_help() -> None:

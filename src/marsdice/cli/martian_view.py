@@ -15,6 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from marsdice.cli.args import int_range
 from marsdice.core.game import GameState, Step
 from marsdice.martian import (
     FACES,
@@ -94,19 +95,22 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     default = Variant()
     group.add_argument(
         "--target",
-        type=int,
+        type=int_range(1, MAX_TARGET),
+        metavar="N",
         default=None,
         help=f"points that end the game, 1-{MAX_TARGET} (default {default.target})",
     )
     group.add_argument(
         "--dice",
-        type=int,
+        type=int_range(1, MAX_DICE),
+        metavar="N",
         default=None,
         help=f"dice per turn, 1-{MAX_DICE} (default {default.dice})",
     )
     group.add_argument(
         "--rolloff-dice",
-        type=int,
+        type=int_range(1, MAX_DICE),
+        metavar="N",
         default=None,
         help=f"dice in a tie roll-off, 1-{MAX_DICE} (default {default.rolloff_dice})",
     )
@@ -114,7 +118,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
         "--rolloff-mode",
         choices=[mode.value for mode in RolloffMode],
         default=None,
-        help="repeat: the still-tied roll again; single: one roll-off, ties share the win "
+        metavar="MODE",
+        help="repeat: the still-tied roll again; single: one roll-off, a tie in it shares the win "
         f"(default {default.rolloff_mode.value})",
     )
 
