@@ -109,7 +109,7 @@ def test_ctrl_c_mid_game_is_clean(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["play", "-p", "wizard"], "unknown player 'wizard'"),
-        (["play", "--target", "0"], "target must be 1-100"),
+        (["play", "--target", "0"], "argument --target: must be 1-100, got 0"),
         (["play", *["-p", "random"] * 11], "Martian Dice takes 1-10 players, got 11"),
     ],
 )

@@ -77,9 +77,9 @@ def random_game(game: Game, params: Mapping[str, JSON], seed: int) -> list[GameS
     start = game.start(variant, rng)
     agents = [chance_agent(rng)] * variant.players
     states = [start]
-    for step in play_steps(start, agents, rng, max_steps=5000):
+    for step in play_steps(start, agents, rng, max_steps=50_000):
         states.append(step.after)
-    assert states[-1].is_terminal, "a random game did not end within 5000 steps"
+    assert states[-1].is_terminal, "a random game did not end within 50,000 steps"
     return states
 
 

@@ -110,6 +110,7 @@ from marsdice.core.game import JSON, BotSpec, Event, Game, GameState, JSONObject
 from marsdice.core.game import Action as AnyAction
 from marsdice.core.game import Variant as AnyVariant
 from marsdice.core.record import GameRecord
+from marsdice.core.text import acts
 
 #: the record tag of each switch (missing ``Seattle`` / ``Denver`` tags: see :data:`LEGACY`)
 SWITCH_TAGS: Final = {
@@ -135,26 +136,12 @@ SYMBOL_WORDS: Final = {
     Symbol.BUST: "bombs",
 }
 #: verbs whose plain form is not the third person less its ``s``
-_PLAIN: Final = {"is": "are", "has": "have", "passes": "pass", "does": "do"}
 
 #: reroll counts in the action space: slot 0 is every head, slot k (1-9) is k heads
 REROLL_SLOTS: Final = DICE
 #: chance indices: rolls of 1..10 dice, each in :func:`compositions` order
 _ROLL_OFFSETS: Final = tuple(sum(comb(m + 2, 2) for m in range(1, n)) for n in range(DICE + 2))
 ROLL_OUTCOMES: Final = _ROLL_OFFSETS[DICE + 1]
-
-
-def acts(name: str, verb: str) -> str:
-    """``Zax captures`` but ``You capture``; ``Zax is bombed`` but ``You are bombed``.
-
-    >>> acts("You", "is bombed"), acts("You", "passes"), acts("Zax", "wins")
-    ('You are bombed', 'You pass', 'Zax wins')
-    """
-    if name != "You":
-        return f"{name} {verb}"
-    first, _, rest = verb.partition(" ")
-    plain = _PLAIN.get(first, first[:-1] if first.endswith("s") else first)
-    return f"{name} {plain}" + (f" {rest}" if rest else "")
 
 
 class MarsAttacks(Game):
@@ -305,7 +292,7 @@ class MarsAttacks(Game):
         if not s.is_terminal:
             return f"{totals}: unfinished"
         winners = " and ".join(names[seat] for seat in s.winners)
-        verb = "win" if len(s.winners) > 1 else acts(names[s.winners[0]], "wins").split()[-1]
+        verb = "win" if len(s.winners) > 1 else acts(names[s.winners[0]], "win").split()[-1]
         return f"{totals}: {winners} {verb}{tie_break(s)}"
 
     # -- views --
@@ -515,31 +502,29 @@ def _event_text(
     cards = {card.slug: card for card in state.variant.cards}
     match event:
         case TurnPassed(seat=seat):
-            return f"{acts(names[seat], 'has')} nothing to target"
+            return f"{acts(names[seat], 'have')} nothing to target"
         case Captured(seat=seat, card=slug, count=count, requirement=need, vp=vp, total=total):
             what = f"{count} {SYMBOL_WORDS[cards[slug].symbol]}"
             return (
-                f"{acts(names[seat], 'captures')} {cards[slug].name} ({what}, needs {need}): "
+                f"{acts(names[seat], 'capture')} {cards[slug].name} ({what}, needs {need}): "
                 f"+{vp} VP, total {total}"
             )
         case Bombed(seat=seat, card=slug, detroit=True, count=count):
             what = f"{count} {SYMBOL_WORDS[cards[slug].symbol]}"
             return (
-                f"{acts(names[seat], 'fails')} to take {cards[slug].name} in one turn ({what}): "
+                f"{acts(names[seat], 'fail')} to take {cards[slug].name} in one turn ({what}): "
                 "counts as bombed"
             )
         case Bombed(seat=seat, card=slug, nukes=nukes, limit=limit):
             return (
-                f"{acts(names[seat], 'is bombed')} attacking {cards[slug].name} "
+                f"{acts(names[seat], 'be bombed')} attacking {cards[slug].name} "
                 f"({nukes} nukes, limit {limit})"
             )
         case Stopped(seat=seat, card=slug, count=count):
             if slug in placed:
-                return (
-                    f"{acts(names[seat], 'stops')} on {cards[slug].name}: token at {placed[slug]}"
-                )
+                return f"{acts(names[seat], 'stop')} on {cards[slug].name}: token at {placed[slug]}"
             what = f"{count} {SYMBOL_WORDS[cards[slug].symbol]}"
-            return f"{acts(names[seat], 'stops')} on {cards[slug].name} ({what}): nothing recorded"
+            return f"{acts(names[seat], 'stop')} on {cards[slug].name} ({what}): nothing recorded"
         case TokenPlaced(card=slug, value=value, kept=True):
             return f"keeps progress: token on {cards[slug].name} at {value}"
         case TokenLost():
@@ -675,7 +660,6 @@ def _int(value: str, key: str) -> int:
 __all__ = [
     "GAME",
     "MarsAttacks",
-    "acts",
     "board",
     "describe_turn",
     "tie_break",

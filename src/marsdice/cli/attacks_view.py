@@ -35,10 +35,11 @@ from marsdice.attacks import (
     load_cards,
 )
 from marsdice.attacks import events as ev
-from marsdice.attacks.game import SYMBOL_WORDS, acts, describe_turn, tie_break
+from marsdice.attacks.game import SYMBOL_WORDS, describe_turn, tie_break
 from marsdice.attacks.variant import STACKS, SWITCHES, Variant
 from marsdice.cli.args import int_range
 from marsdice.core.game import GameState, Step
+from marsdice.core.text import acts, whose
 
 if TYPE_CHECKING:
     from marsdice.cli import attacks_view as _this
@@ -56,9 +57,9 @@ SYMBOL_MARKS: Final = {Symbol.RAY: "ϟ", Symbol.HEAD: "☻", Symbol.NUKE: "☢",
 #: one colour per seat for tokens and names
 SEAT_STYLES: Final = ("cyan", "magenta", "yellow", "bright_blue", "bright_green", "orange3")
 _DECLINED: Final = {
-    "boston": "does not use Boston",
-    "seattle": "does not use Seattle",
-    "denver": "accepts the bomb (no Denver restart)",
+    "boston": "do not use Boston",
+    "seattle": "do not use Seattle",
+    "denver": "accept the bomb (no Denver restart)",
 }
 #: what each switch means, for the option help
 SWITCH_HELP: Final = {
@@ -149,11 +150,6 @@ def make_variant(args: argparse.Namespace, players: int) -> Variant:
 
 
 # --- pieces --------------------------------------------------------------------------------------
-
-
-def whose(name: str) -> str:
-    """``Your`` or ``Zax's``."""
-    return "Your" if name == "You" else f"{name}'s"
 
 
 def seat_name(names: Sequence[str], seat: int) -> Text:
@@ -351,18 +347,18 @@ def render_step(console: Console, step: Step, names: Sequence[str]) -> None:
                 console.rule(heading)
             case ev.TargetDeclared(seat=seat, card=slug, token=token):
                 c = cards[slug]
-                text = f"{acts(names[seat], 'attacks')} {c.name} (needs {c.requirement} "
+                text = f"{acts(names[seat], 'attack')} {c.name} (needs {c.requirement} "
                 text += SYMBOL_WORDS[c.symbol] + (f", token on {token})" if token else ")")
                 console.print(Text(text))
             case ev.Rolled(faces=faces, toronto=True):
                 console.print(Text("Toronto's die shows ").append_text(letters_text(faces)))
             case ev.Rolled(seat=seat, faces=faces, set=seattle):
-                line = Text(f"{acts(names[seat], 'rolls')} {len(faces)}: ")
+                line = Text(f"{acts(names[seat], 'roll')} {len(faces)}: ")
                 if seattle:
                     line.append_text(letters_text(seattle)).append("+ ")
                 console.print(line.append_text(letters_text(faces)))
             case ev.Rerolling(seat=seat, count=count, switch=switch):
-                text = f"{acts(names[seat], 'rerolls')} {count} head{'s' if count != 1 else ''}"
+                text = f"{acts(names[seat], 'reroll')} {count} head{'s' if count != 1 else ''}"
                 if switch:
                     text += f", now attacking {cards[switch].name}"
                 console.print(Text(text + "."))
@@ -370,17 +366,17 @@ def render_step(console: Console, step: Step, names: Sequence[str]) -> None:
                 console.print(Text(f"{acts(names[seat], _DECLINED[ability])}.", style="dim"))
             case ev.SeattleUsed(seat=seat, face=letter):
                 word = Face(_FACE_INDEX[letter]).word
-                console.print(Text(f"{acts(names[seat], 'uses')} Seattle: one die set to {word}."))
+                console.print(Text(f"{acts(names[seat], 'use')} Seattle: one die set to {word}."))
             case ev.TorontoUsed(seat=seat, face=letter):
                 word = Face(_FACE_INDEX[letter]).word
-                console.print(Text(f"{acts(names[seat], 'uses')} Toronto: rerolls a {word}."))
+                console.print(Text(f"{acts(names[seat], 'use')} Toronto: rerolls a {word}."))
             case ev.DenverRestarted(seat=seat, whole_turn=whole):
                 again = "the whole turn starts again" if whole else "back to the target"
-                console.print(Text(f"{acts(names[seat], 'uses')} Denver: {again}."))
+                console.print(Text(f"{acts(names[seat], 'use')} Denver: {again}."))
             case ev.BostonMoved(seat=seat, card=slug, value=value):
                 console.print(
                     Text(
-                        f"{acts(names[seat], 'uses')} Boston: the token on {cards[slug].name} "
+                        f"{acts(names[seat], 'use')} Boston: the token on {cards[slug].name} "
                         f"steps forward to {value}."
                     )
                 )
@@ -390,7 +386,7 @@ def render_step(console: Console, step: Step, names: Sequence[str]) -> None:
                 console.print(Text(text, style="italic"))
             case ev.MemphisPlaced(seat=seat, stack=stack):
                 console.print(
-                    Text(f"{acts(names[seat], 'chooses')} stack {stack} for the card from the box.")
+                    Text(f"{acts(names[seat], 'choose')} stack {stack} for the card from the box.")
                 )
             case ev.MemphisDrawn(stack=stack):
                 console.print(Text(f"A card from the box goes face down under stack {stack}."))
@@ -430,7 +426,7 @@ def render_last_round(console: Console, step: Step, names: Sequence[str]) -> Non
     for seat in seats:
         need = needs(after, seat, names)
         if need:
-            console.print(Text(f"  {acts(names[seat], 'needs')} {need}.", style="yellow"))
+            console.print(Text(f"  {acts(names[seat], 'need')} {need}.", style="yellow"))
 
 
 def render_final(console: Console, state: GameState, names: Sequence[str]) -> None:
@@ -458,7 +454,7 @@ def render_final(console: Console, state: GameState, names: Sequence[str]) -> No
     if len(winners) > 1:
         line = f"{', '.join(winners[:-1])} and {winners[-1]} share the win!"
     else:
-        line = f"{acts(winners[0], 'wins')}{tie_break(game)}!"
+        line = f"{acts(winners[0], 'win')}{tie_break(game)}!"
     console.print(Text(line, style="bold green"))
 
 

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from marsdice.cli.args import int_range
 from marsdice.core.game import GameState, Step
+from marsdice.core.text import acts, whose
 from marsdice.martian import (
     FACES,
     MAX_DICE,
@@ -62,7 +63,6 @@ NAMES: Final = {
     Face.CHICKEN: "Chicken",
 }
 #: the person at the keyboard, in the default seating; verbs agree with it
-YOU: Final = "You"
 
 RULES: Final = "\n".join(
     [
@@ -143,23 +143,6 @@ def make_variant(args: argparse.Namespace, players: int) -> Variant:
 
 
 # --- words ---------------------------------------------------------------------------------
-
-
-def acts(name: str, verb: str) -> str:
-    """The name and the verb agreeing with it: ``Zax rolls``, ``You roll``, ``Ann reaches``.
-
-    >>> acts("You", "take"), acts("Zax", "take"), acts("Ann", "reach")
-    ('You take', 'Zax takes', 'Ann reaches')
-    """
-    if name == YOU:
-        return f"{name} {verb}"
-    ending = "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s"
-    return f"{name} {verb}{ending}"
-
-
-def whose(name: str) -> str:
-    """``Your`` or ``Zax's``."""
-    return "Your" if name == YOU else f"{name}'s"
 
 
 def count(n: int, face: Face) -> str:
