@@ -267,8 +267,10 @@ class PlaySession:
                 if self._confirm_quit():
                     raise Abandoned
                 continue
-            if word in RULES_WORDS:
+            if word in RULES_WORDS:  # "?": the rules, then what may be typed now
                 self.console.print(self.view.rules_text())
+                if word == "?":
+                    self.console.print(self.view.help_text(state))
                 continue
             if word in HELP_WORDS or not text:
                 self.console.print(self.view.help_text(state))
