@@ -213,3 +213,23 @@ def test_building_the_command_line_loads_no_solver() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_keys_typed_during_the_computers_turn_are_discarded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What was typed before the prompt (on a real terminal) never becomes the next move."""
+    import os
+    import pty
+    import select
+
+    from marsdice.cli.play import _discard_typeahead
+
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "r", closefd=True) as terminal:
+        monkeypatch.setattr("sys.stdin", terminal)
+        os.write(master, b"s\n")
+        assert select.select([slave], [], [], 1.0)[0], "the typed line is waiting"
+        _discard_typeahead()
+        assert not select.select([slave], [], [], 0.1)[0], "nothing left to read"
+    os.close(master)
