@@ -353,7 +353,9 @@ def _read_tags(record: GameRecord) -> tuple[bytes, tuple[str, ...]] | Verdict:
     tags = record.tag_map
     method = tags.get(TAG_METHOD)
     if method is None:
-        return _cannot(f"the record has no [{TAG_METHOD} ...] tag: it was not played fair-dice")
+        return _cannot(
+            f"the record has no [{TAG_METHOD} ...] tag: it was not played with provably fair dice"
+        )
     if method != METHOD:
         return _cannot(f"unknown fairness method {method!r} (this version checks {METHOD!r})")
     promised = tags.get(TAG_COMMITMENT)

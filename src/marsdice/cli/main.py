@@ -42,6 +42,7 @@ COMMANDS: Final = {
     "replay": "marsdice.cli.replay",
     "tournament": "marsdice.cli.tournament",
     "analyze": "marsdice.cli.analyze",
+    "verify": "marsdice.cli.verify",
 }
 
 _HELP: Final = {
@@ -49,6 +50,7 @@ _HELP: Final = {
     "replay": "print a recorded game turn by turn",
     "tournament": "play bots against each other over many seeded games",
     "analyze": "Martian Dice: every choice in a position with its expected score and win chance",
+    "verify": "check a fair game's record: every roll and the deal against the revealed seed",
 }
 
 _EPILOG: Final = (
