@@ -44,7 +44,8 @@ def solve() -> None:
     print(
         f"3 players, target 25, 13 dice: {wall:.1f} s wall, {cpu:.1f} s CPU, peak resident "
         f"{peak:.0f} MB; {stats.law_positions} law sweeps and {stats.check_positions} checks "
-        f"for {3 * 25**3} open positions"
+        f"for {3 * 25**3} open positions; {stats.cycles} scoreboards left in a best-response "
+        f"cycle (largest gain {stats.worst_gain:.1e})"
     )
     seats(table)
 

@@ -74,6 +74,11 @@ NPLAYER_VERSION: Final = 1
 #: A scoreboard is solved when every mover's own value reproduces itself to this.
 TOLERANCE: Final = 1e-13
 MAX_PASSES: Final = 60
+#: Passes after which a scoreboard whose policies still change is taken to be in a
+#: best-response cycle (counted in :class:`SolveStats`; none in the 3-player game).
+STUCK: Final = 30
+#: Columns per cheap check (bounds memory: about 0.5 MB per column at 13 dice).
+CHUNK_CHECK: Final = 512
 #: Positions per batched sweep (bounds memory: about 0.1 KB x columns x rows each).
 CHUNK: Final = 128
 #: A policy counts as still optimal when a re-solve gains at most this.
@@ -398,7 +403,7 @@ def _laws_chunk(model: TurnModel, utilities: FloatArray) -> tuple[FloatArray, Fl
                 (rolling[:, None, :] * roll.tank_probabilities[None, :, None]).ravel(),
             ]
         )
-        flat += np.bincount(plan[n][-1][0], weight, minlength=flat.size)
+        _scatter(flat, plan[n][-1][0], weight)
         if not chosen[n]:
             continue
         weights = [
@@ -406,9 +411,18 @@ def _laws_chunk(model: TurnModel, utilities: FloatArray) -> tuple[FloatArray, Fl
             for group in model.choose_groups[n]
         ]
         index = np.concatenate([c.ravel() for c in chosen[n]])
-        flat += np.bincount(index, np.concatenate(weights), minlength=flat.size)
+        _scatter(flat, index, np.concatenate(weights))
     laws: FloatArray = mass[model.terminal : model.sentinel].T.copy()
     return value, laws
+
+
+def _scatter(flat: FloatArray, index: IntArray, weight: FloatArray) -> None:
+    """``flat[index] += weight`` with repeats: ``np.add.at`` for few entries, a full-size
+    ``np.bincount`` for many."""
+    if 4 * len(index) < flat.size:
+        np.add.at(flat, index, weight)
+    else:
+        flat += np.bincount(index, weight, minlength=flat.size)
 
 
 # --- the solver ----------------------------------------------------------------------------
@@ -425,6 +439,9 @@ class SolveStats:
     law_positions: int = 0
     check_positions: int = 0
     passes: int = 0
+    #: scoreboards left in a best-response cycle, and the most a mover could gain there
+    cycles: int = 0
+    worst_gain: float = 0.0
 
 
 def _last_tables(
@@ -518,7 +535,7 @@ def _cycle_iteration(model: TurnModel, outcome: FloatArray, stats: SolveStats) -
     stale = np.ones((m, players), bool)
     result = np.empty((m, players, players))
     todo = np.arange(m)
-    for _ in range(MAX_PASSES):
+    for attempt in range(MAX_PASSES):
         stats.passes += 1
         board, seat = np.nonzero(stale[todo])
         board = todo[board]
@@ -532,26 +549,40 @@ def _cycle_iteration(model: TurnModel, outcome: FloatArray, stats: SolveStats) -
         fresh = values[:, nxt, seats]  # (todo, mover)
         done = np.abs(fresh - own[todo]).max(axis=1) <= TOLERANCE
         rest = ~done
+        gain = np.zeros(len(todo))
         if rest.any():
             # still optimal at the new own values? (max of a cheap solve vs the affine value)
             check = todo[rest]
             u = own_utility[:, check].copy()
             u[0] = fresh[rest]
             flat = u.reshape(u.shape[0], -1)
-            best = solve_turn(flat, model.dice).cont[model.start].reshape(len(check), players)
+            best = np.concatenate(
+                [
+                    solve_turn(flat[:, i : i + CHUNK_CHECK], model.dice).cont[model.start]
+                    for i in range(0, flat.shape[1], CHUNK_CHECK)
+                ]
+            ).reshape(len(check), players)
             stats.check_positions += flat.shape[1]
             kept = laws[check, :, 0] * fresh[rest] + np.einsum(
                 "ipx,xip->ip", laws[check, :, 1:], own_utility[1:, check]
             )
             changed = best - kept > CHECK
+            gain[rest] = (best - kept).max(axis=1)
             stale[check] = changed
             done[rest] = ~changed.any(axis=1)
+        if attempt + 1 >= STUCK:
+            # a best-response cycle: no profile of pure policies is an equilibrium under the
+            # tie rule; keep the last profile, an equilibrium to within its movers' gains
+            cycling = ~done
+            stats.cycles += int(cycling.sum())
+            stats.worst_gain = max(stats.worst_gain, float(gain[cycling].max(initial=0.0)))
+            done[:] = True
         result[todo[done]] = values[done]
         own[todo] = fresh
         todo = todo[~done]
         if not len(todo):
             return result
-    raise RuntimeError("the n-player policy iteration did not converge")
+    raise AssertionError("unreachable: every scoreboard is settled after STUCK passes")
 
 
 def _check_variant(players: int, target: int, dice: int) -> None:
