@@ -40,8 +40,11 @@ turn (``V_{p+1}`` for itself) is all its policy depends on; it starts from an ex
 of the scoreboards with one and two more points. After each pass a cheap optimal solve
 (``solve_turn``) at the new own values checks every policy: a mover whose best value gains more
 than ``CHECK`` (1e-11) over its current policy gets a new law; a scoreboard is done when its
-own values reproduce themselves to 1e-13 or no policy can gain. All scoreboards of one sum are
-solved together, as the columns of batched sweeps.
+own values reproduce themselves to 1e-13 or no policy can gain. A scoreboard whose policies
+still change after ``STUCK`` passes is in a best-response cycle (no profile of pure policies is
+an equilibrium under the tie rule): its last profile is kept, and :class:`SolveStats` counts
+such scoreboards and the most a mover could gain there (none in the 3-player game). All
+scoreboards of one sum are solved together, as the columns of batched sweeps.
 
 Cost (default game, 13 dice, target 25): 3 players, 46,875 open positions, about 2.2 law
 sweeps and 2.5 checks per position: 51 s of CPU, 140 MB. 4 players: 1.56 million positions,
