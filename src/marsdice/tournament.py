@@ -170,10 +170,13 @@ def _results(
         return
     # small chunks: Ctrl-C loses only the games in progress (each worker keeps its solver
     # tables between chunks, so a chunk costs little more than its games)
+    # The first game is played here: any table a bot needs is solved once, with the caller's
+    # progress display, and cached on disk for the workers (who would each solve it again).
+    yield [play_one(game, lineup, 0, seed, variant)]
     chunk = max(1, min(5, games // (jobs * 4) or 1))
     tasks = [
         (game, lineup, range(start, min(games, start + chunk)), seed, variant)
-        for start in range(0, games, chunk)
+        for start in range(1, games, chunk)
     ]
     pool = multiprocessing.Pool(processes=jobs, initializer=_ignore_interrupts)
     try:
