@@ -560,6 +560,7 @@ def test_other_player_seeds_are_rejected() -> None:
         (lambda r: with_tag(r, "PlayerSeeds", "alice"), "PlayerSeeds is a JSON list"),
         (lambda r: r.with_moves([*r.moves, "TTTTT"]), "the game was already over"),
         (lambda r: r.with_moves(["nonsense", *r.moves[1:]]), "move 1 ('nonsense')"),
+        (lambda r: r.with_moves([r.moves[0][1:], *r.moves[1:]]), "exactly 13 dice"),
         (lambda r: with_tag(r, "Target", "0"), "setup is not readable"),
     ],
 )

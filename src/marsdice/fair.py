@@ -417,21 +417,22 @@ def verify_record(record: GameRecord) -> Verdict:
     for number, move in enumerate(record.moves, start=1):
         if state.is_terminal:
             return _cannot(f"move {number} ({move!r}): the game was already over")
-        try:
+        try:  # the engine checks the move first: an illegal record cannot be verified
             action = state.parse_action(move)
-            if state.is_chance_node:
-                fair_action = state.sample_chance(rng)
-                if fair_action.text() != action.text():
-                    return Verdict(
-                        False,
-                        f"unfair: move {number} does not match the committed seed: the record "
-                        f"has {action.text()!r} where the seed gives {fair_action.text()!r}",
-                        number,
-                    )
-                rolls += 1
-            state = state.apply(action)
+            after = state.apply(action)
         except MarsDiceError as error:
             return _cannot(f"move {number} ({move!r}): {error}")
+        if state.is_chance_node:
+            fair_action = state.sample_chance(rng)
+            if fair_action.text() != action.text():
+                return Verdict(
+                    False,
+                    f"unfair: move {number} does not match the committed seed: the record "
+                    f"has {action.text()!r} where the seed gives {fair_action.text()!r}",
+                    number,
+                )
+            rolls += 1
+        state = after
     message = FAIR_MESSAGE
     if deal_draws == 0:  # no hidden setup (Martian Dice)
         message = "fair: every roll matches the committed seed"
