@@ -30,8 +30,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# -rs lists every skipped test with its reason (the PostgreSQL tests without
+# MARSDICE_TEST_DATABASE_URL, see .ci/run)
 pytest: $(STAMP)
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 -rs
 
 test: lint typecheck pytest
 

@@ -43,6 +43,7 @@ COMMANDS: Final = {
     "tournament": "marsdice.cli.tournament",
     "analyze": "marsdice.cli.analyze",
     "verify": "marsdice.cli.verify",
+    "serve": "marsdice.cli.serve",
 }
 
 _HELP: Final = {
@@ -51,6 +52,7 @@ _HELP: Final = {
     "tournament": "play bots against each other over many seeded games",
     "analyze": "Martian Dice: every choice in a position with its expected score and win chance",
     "verify": "check a fair game's record: every roll and the deal against the revealed seed",
+    "serve": "run the online server: a lobby and WebSocket play (docs/server.md)",
 }
 
 _EPILOG: Final = (

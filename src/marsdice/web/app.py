@@ -1,0 +1,227 @@
+"""The FastAPI application: the REST lobby and the play WebSocket (``docs/protocol.md``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse
+from pydantic import ValidationError
+
+from marsdice.core.errors import VariantError
+from marsdice.games import all_games
+from marsdice.storage import tables
+from marsdice.storage.db import Database
+from marsdice.storage.tables import NotFoundError, SeatSpec, StorageError
+from marsdice.web.hub import Client, Hub, ProtocolError
+from marsdice.web.schemas import (
+    CLIENT_MESSAGE,
+    MAX_MESSAGE_BYTES,
+    ActionMessage,
+    CreateTable,
+    ErrorMessage,
+    Hello,
+    JoinedTable,
+    JoinTable,
+    LeaveTable,
+    Pong,
+)
+
+log: Final = logging.getLogger("marsdice.web")
+_FIELD: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": code, "message": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
+
+
+def create_app(
+    database_url: str | None = None,
+    *,
+    database: Database | None = None,
+    bot_delay: float = 0.5,
+) -> FastAPI:
+    """The server on ``database_url`` (default: ``$MARSDICE_DATABASE_URL`` or the SQLite
+    file in the user data directory), its schema migrated at start-up."""
+    db = database if database is not None else Database(database_url)
+    hub = Hub(db, bot_delay=bot_delay)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(db.migrate)
+        await hub.resume_all()
+        log.info("serving tables from a %s database", db.dialect)
+        yield
+        await hub.close()
+
+    app = FastAPI(title="marsdice", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.hub = hub
+    app.state.db = db
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0] if error.errors() else {}
+        where = [str(part) for part in first.get("loc", ()) if part != "body"]
+        return _error(
+            422,
+            "bad_request",
+            f"{'.'.join(where) or 'body'}: {first.get('msg', 'invalid')}",
+            ".".join(where) or None,
+        )
+
+    @app.exception_handler(VariantError)
+    async def _variant(_request: Request, error: VariantError) -> JSONResponse:
+        found = _FIELD.match(str(error))
+        return _error(422, "bad_variant", str(error), found.group(1) if found else None)
+
+    @app.exception_handler(NotFoundError)
+    async def _missing(_request: Request, error: NotFoundError) -> JSONResponse:
+        return _error(404, "not_found", str(error))
+
+    @app.exception_handler(StorageError)
+    async def _conflict(_request: Request, error: StorageError) -> JSONResponse:
+        code = "bad_token" if str(error).startswith("bad_token") else error.code
+        return _error(409 if code != "bad_token" else 403, code, str(error))
+
+    @app.exception_handler(ValueError)
+    async def _bad_value(_request: Request, error: ValueError) -> JSONResponse:
+        return _error(400, "bad_request", str(error))
+
+    @app.exception_handler(Exception)
+    async def _internal(_request: Request, error: Exception) -> JSONResponse:
+        log.error("internal error: %s", type(error).__name__)
+        return _error(500, "internal", "internal error")
+
+    @app.get("/api/games")
+    async def list_games() -> dict[str, Any]:
+        return {
+            "games": [
+                {
+                    "name": game.name,
+                    "title": game.title,
+                    "min_players": game.min_players,
+                    "max_players": game.max_players,
+                    "bots": [bot.name for bot in game.bots],
+                }
+                for game in all_games()
+            ]
+        }
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(body: CreateTable) -> dict[str, Any]:
+        seats = [SeatSpec(seat.kind, seat.bot) for seat in body.seats]
+        table = await asyncio.to_thread(tables.create_table, db, body.game, body.variant, seats)
+        if table.status == tables.RUNNING:
+            hub.kick(table.id)
+        return dict(table.public())
+
+    @app.get("/api/tables")
+    async def list_tables() -> dict[str, Any]:
+        found = await asyncio.to_thread(tables.list_tables, db)
+        return {"tables": [table.public() for table in found]}
+
+    @app.get("/api/tables/{table_id}")
+    async def get_table(table_id: str) -> dict[str, Any]:
+        table = await asyncio.to_thread(tables.get_table, db, table_id)
+        return dict(table.public())
+
+    @app.post("/api/tables/{table_id}/join")
+    async def join_table(table_id: str, body: JoinTable) -> JoinedTable:
+        table, token = await asyncio.to_thread(
+            tables.join, db, table_id, body.seat, body.name, body.seed
+        )
+        await hub.broadcast(table_id)
+        if table.status == tables.RUNNING:
+            hub.kick(table_id)
+        return JoinedTable(table=dict(table.public()), seat=body.seat, token=token)
+
+    @app.post("/api/tables/{table_id}/leave")
+    async def leave_table(table_id: str, body: LeaveTable) -> dict[str, Any]:
+        table = await asyncio.to_thread(tables.leave, db, table_id, body.token)
+        await hub.broadcast(table_id)
+        return dict(table.public())
+
+    @app.get("/api/tables/{table_id}/record", response_class=PlainTextResponse)
+    async def table_record(table_id: str) -> str:
+        return await asyncio.to_thread(tables.export_record, db, table_id)
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def play(websocket: WebSocket, table_id: str) -> None:
+        await websocket.accept()
+        try:
+            await asyncio.to_thread(tables.get_table, db, table_id)
+        except NotFoundError as error:
+            await websocket.send_text(
+                ErrorMessage(code="not_found", message=str(error)).model_dump_json()
+            )
+            await websocket.close(code=4404)
+            return
+        client = Client(table_id, websocket.send_text)
+        hub.attach(client)
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                try:
+                    await _handle(hub, client, message)
+                except ProtocolError as error:
+                    await websocket.send_text(
+                        ErrorMessage(
+                            code=error.code, message=error.message, version=error.version
+                        ).model_dump_json()
+                    )
+        except WebSocketDisconnect:
+            return
+        finally:
+            hub.detach(client)
+
+    return app
+
+
+async def _handle(hub: Hub, client: Client, message: Any) -> None:
+    text = message.get("text")
+    if text is None:
+        raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
+    if len(text.encode()) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise ProtocolError("bad_json", "the message is not valid JSON") from None
+    try:
+        parsed = CLIENT_MESSAGE.validate_python(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "message"
+        raise ProtocolError("bad_message", f"{where}: {first['msg']}") from None
+    if isinstance(parsed, Hello):
+        await _hello(hub, client, parsed)
+    elif isinstance(parsed, ActionMessage):
+        if not client.greeted:
+            raise ProtocolError("no_hello", "say hello first")
+        if client.seat is None:
+            raise ProtocolError("not_seated", "spectators cannot act: join a seat")
+        await hub.act(client.table_id, client.seat, parsed.version, parsed.action)
+    else:
+        await client.send(Pong().model_dump_json())
+
+
+async def _hello(hub: Hub, client: Client, hello: Hello) -> None:
+    seat: int | None = None
+    if hello.token is not None:
+        table = await asyncio.to_thread(tables.get_table, hub.db, client.table_id)
+        seat = table.seat_of(hello.token)
+        if seat is None:
+            raise ProtocolError("bad_token", "that token holds no seat at this table")
+    await hub.greet(client, seat)

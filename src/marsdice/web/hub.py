@@ -1,0 +1,287 @@
+"""Tables in play: apply a seat's action, roll the dice and move the bots server-side, store
+every step before anyone hears of it, and send each connection its own view.
+
+One asyncio lock per table orders the steps inside a process; the database's unique
+``(table, seq)`` orders them between processes (the loser gets ``stale_version``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from marsdice.bots import Bot
+from marsdice.bots.registry import make_bot
+from marsdice.core.errors import ActionParseError, IllegalActionError
+from marsdice.storage import tables
+from marsdice.storage.db import Database
+from marsdice.storage.tables import Live, StaleVersionError, TableData
+from marsdice.web.schemas import StateMessage
+
+log: Final = logging.getLogger("marsdice.web")
+
+#: sends one JSON text to one connection
+Send = Callable[[str], Awaitable[None]]
+
+
+class ProtocolError(Exception):
+    """An error for the one client that caused it; nothing was changed."""
+
+    def __init__(self, code: str, message: str, version: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.version = version
+
+
+@dataclass(eq=False, slots=True)
+class Client:
+    """One WebSocket connection at a table: its seat (None: watching) and how to reach it."""
+
+    table_id: str
+    send: Send
+    seat: int | None = None
+    greeted: bool = False
+
+
+class Hub:
+    """Every table this process serves: cached games, connections, bot drivers."""
+
+    def __init__(self, db: Database, *, bot_delay: float = 0.5) -> None:
+        self.db = db
+        self.bot_delay = bot_delay
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._live: dict[str, Live] = {}
+        self._clients: dict[str, set[Client]] = {}
+        self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._pending: set[str] = set()
+        self._bots: dict[tuple[str, int], Bot] = {}
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(table_id, asyncio.Lock())
+
+    # -- state --
+
+    async def live(self, table_id: str) -> Live | None:
+        """The table's game: the cached one if the database holds no newer step, else
+        rebuilt from the log (another process may have played). Call under the lock."""
+        cached = self._live.get(table_id)
+        if cached is not None:
+            stored = await asyncio.to_thread(tables.stored_version, self.db, table_id)
+            if stored == cached.version:
+                return cached
+        live = await asyncio.to_thread(tables.load_live, self.db, table_id)
+        if live is not None:
+            self._live[table_id] = live
+        return live
+
+    def forget(self, table_id: str) -> None:
+        self._live.pop(table_id, None)
+
+    # -- connections --
+
+    def attach(self, client: Client) -> None:
+        self._clients.setdefault(client.table_id, set()).add(client)
+
+    def detach(self, client: Client) -> None:
+        clients = self._clients.get(client.table_id)
+        if clients is not None:
+            clients.discard(client)
+            if not clients:
+                del self._clients[client.table_id]
+
+    async def greet(self, client: Client, seat: int | None) -> None:
+        """Seat the connection and send it the table; under the lock, so that every later
+        broadcast reaches it and the versions it sees only go up."""
+        async with self.lock(client.table_id):
+            live = await self.live(client.table_id)
+            table = live.table if live is not None else await self._table(client.table_id)
+            client.seat = seat
+            client.greeted = True
+            await client.send(self._message(table, live, seat))
+
+    async def _table(self, table_id: str) -> TableData:
+        return await asyncio.to_thread(tables.get_table, self.db, table_id)
+
+    def _message(self, table: TableData, live: Live | None, seat: int | None) -> str:
+        view: dict[str, Any] | None = None
+        log_: list[str] = []
+        actors: list[str] = []
+        version = 0
+        your_turn = False
+        if live is not None:
+            view = dict(live.game.observe(live.state, seat))
+            log_ = live.redacted_log(seat)
+            actors = [actor for actor, _ in live.actors]
+            version = live.version
+            your_turn = seat is not None and live.state.current_player == seat
+        return StateMessage(
+            table=dict(table.public()),
+            seat=seat,
+            version=version,
+            view=view,
+            log=log_,
+            actors=actors,
+            your_turn=your_turn,
+        ).model_dump_json()
+
+    async def broadcast(self, table_id: str) -> None:
+        """Each connection at the table gets its own view (after a join or a leave)."""
+        async with self.lock(table_id):
+            live = await self.live(table_id)
+            table = live.table if live is not None else await self._table(table_id)
+            await self._send_all(table, live)
+
+    async def _send_all(self, table: TableData, live: Live | None) -> None:
+        """Send under the table's lock, so every client sees the versions in order."""
+        clients = [c for c in self._clients.get(table.id, ()) if c.greeted]
+        texts: dict[int | None, str] = {}
+        for client in clients:
+            if client.seat not in texts:
+                texts[client.seat] = self._message(table, live, client.seat)
+            try:
+                await client.send(texts[client.seat])
+            except Exception:  # a socket closing under us: its handler detaches it
+                log.debug("table %s: a send failed", table.id)
+
+    # -- play --
+
+    async def act(self, table_id: str, seat: int, version: int, text: str) -> None:
+        """A seat's action on ``version``: parsed and applied by the engine, stored, then
+        sent to everyone; any failure raises :class:`ProtocolError` and changes nothing."""
+        async with self.lock(table_id):
+            live = await self.live(table_id)
+            if live is None:
+                raise ProtocolError("not_started", "the game has not started: seats are open")
+            if live.state.is_terminal:
+                raise ProtocolError("finished", "the game is over", live.version)
+            if version != live.version:
+                raise ProtocolError(
+                    "stale_version",
+                    f"your action was made on version {version}; the game is at {live.version}",
+                    live.version,
+                )
+            if live.state.current_player != seat:
+                raise ProtocolError("not_your_turn", "it is not your turn", live.version)
+            try:
+                action = live.state.parse_action(text)
+                after = live.state.apply(action)
+            except (ActionParseError, IllegalActionError, ValueError) as error:
+                raise ProtocolError("illegal_action", str(error), live.version) from None
+            await self._store(live, action, after, actor="human", seat=seat, counter=None)
+            await self._send_all(live.table, live)
+        self.kick(table_id)
+
+    async def _store(
+        self,
+        live: Live,
+        action: Any,
+        after: Any,
+        *,
+        actor: str,
+        seat: int | None,
+        counter: int | None,
+    ) -> None:
+        try:
+            await asyncio.to_thread(
+                tables.append_step,
+                self.db,
+                live,
+                action,
+                after,
+                actor=actor,
+                seat=seat,
+                counter=live.counter if counter is None else counter,
+            )
+        except StaleVersionError as error:
+            self.forget(live.table.id)
+            raise ProtocolError("stale_version", str(error)) from None
+        log.info("table %s: step %d by %s", live.table.id, live.version - 1, actor)
+
+    def kick(self, table_id: str) -> None:
+        """Make sure the table's driver runs (dice, bots); at most one per table."""
+        task = self._drivers.get(table_id)
+        if task is not None and not task.done():
+            self._pending.add(table_id)
+            return
+        self._drivers[table_id] = asyncio.get_running_loop().create_task(
+            self._drive(table_id), name=f"drive-{table_id}"
+        )
+
+    async def _drive(self, table_id: str) -> None:
+        try:
+            while True:
+                try:
+                    worked = await self._auto_step(table_id)
+                except ProtocolError:  # another writer stored this step first: look again
+                    worked = True
+                if worked:
+                    continue
+                if table_id in self._pending:
+                    self._pending.discard(table_id)
+                    continue
+                return
+        except Exception:
+            log.exception("table %s: the driver stopped", table_id)
+
+    async def _auto_step(self, table_id: str) -> bool:
+        """One server-side step if the rules call for it: a roll (or a draw) at a chance
+        node, a bot's move at its turn. False when a person is to act or the game is over."""
+        async with self.lock(table_id):
+            live = await self.live(table_id)
+            if live is None or live.state.is_terminal:
+                return False
+            state = live.state
+            if state.is_chance_node:
+                rng = live.rng()
+                action = state.sample_chance(rng)
+                after = state.apply(action)
+                await self._store(
+                    live, action, after, actor="chance", seat=None, counter=rng.counter
+                )
+                await self._send_all(live.table, live)
+                return True
+            seat = state.current_player
+            if live.table.seats[seat]["kind"] != "bot":
+                return False
+            version = live.version
+        if self.bot_delay > 0:
+            await asyncio.sleep(self.bot_delay)
+        async with self.lock(table_id):
+            live = await self.live(table_id)
+            if live is None or live.version != version:
+                return True  # someone moved meanwhile: look again
+            bot = self._bot(live, seat)
+            action = await asyncio.to_thread(bot.choose, live.state)
+            after = live.state.apply(action)
+            await self._store(live, action, after, actor="bot", seat=seat, counter=None)
+            await self._send_all(live.table, live)
+        return True
+
+    def _bot(self, live: Live, seat: int) -> Bot:
+        key = (live.table.id, seat)
+        bot = self._bots.get(key)
+        if bot is None:
+            name = str(live.table.seats[seat]["bot"])
+            digest = hashlib.sha256(live.table.server_seed + bytes([seat])).digest()
+            bot = make_bot(live.game, name, seed=int.from_bytes(digest[:8], "big"))
+            self._bots[key] = bot
+        return bot
+
+    async def resume_all(self) -> None:
+        """After a start: drive every running table (dice due, bots to move)."""
+        running = await asyncio.to_thread(tables.list_tables, self.db, (tables.RUNNING,))
+        for table in running:
+            self.kick(table.id)
+
+    async def close(self) -> None:
+        for task in self._drivers.values():
+            task.cancel()
+        for task in self._drivers.values():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._drivers.clear()
