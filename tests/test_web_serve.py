@@ -53,6 +53,7 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         database_url=f"sqlite:///{tmp_path / 'x.sqlite3'}",
         log_level="warning",
         bot_delay=0.0,
+        allow_origin=[],
     )
     assert serve.run(args) == 0
     assert (seen["host"], seen["port"], seen["log_level"]) == ("127.0.0.1", 8123, "warning")

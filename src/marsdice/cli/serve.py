@@ -41,6 +41,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long a bot at a table 'thinks' before each move",
     )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web page origin (https://games.example) allowed to open WebSockets besides "
+        "the server's own; repeat for more, * for any",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
-    app = create_app(args.database_url, bot_delay=args.bot_delay)
+    app = create_app(args.database_url, bot_delay=args.bot_delay, allowed_origins=args.allow_origin)
     uvicorn.run(
         app,
         host=args.host,

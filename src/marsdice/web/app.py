@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -50,9 +53,17 @@ def create_app(
     *,
     database: Database | None = None,
     bot_delay: float = 0.5,
+    allowed_origins: Sequence[str] = (),
+    rate: float = 20.0,
+    burst: int = 40,
 ) -> FastAPI:
     """The server on ``database_url`` (default: ``$MARSDICE_DATABASE_URL`` or the SQLite
-    file in the user data directory), its schema migrated at start-up."""
+    file in the user data directory), its schema migrated at start-up.
+
+    A WebSocket is accepted from a client that sends no ``Origin`` (not a browser), from the
+    server's own origin, or from one of ``allowed_origins`` (``*``: any). Each connection
+    may send ``rate`` messages a second on average, ``burst`` at once; more are answered
+    ``rate_limited`` and dropped."""
     db = database if database is not None else Database(database_url)
     hub = Hub(db, bot_delay=bot_delay)
 
@@ -157,6 +168,11 @@ def create_app(
 
     @app.websocket("/ws/tables/{table_id}")
     async def play(websocket: WebSocket, table_id: str) -> None:
+        origin = websocket.headers.get("origin")
+        if not _origin_allowed(origin, websocket.headers.get("host"), allowed_origins):
+            log.warning("refused a WebSocket from origin %r", origin)
+            await websocket.close(code=4403)
+            return
         await websocket.accept()
         try:
             await asyncio.to_thread(tables.get_table, db, table_id)
@@ -167,6 +183,7 @@ def create_app(
             await websocket.close(code=4404)
             return
         client = Client(table_id, websocket.send_text)
+        bucket = _Bucket(rate, burst)
         hub.attach(client)
         try:
             while True:
@@ -174,6 +191,8 @@ def create_app(
                 if message["type"] == "websocket.disconnect":
                     return
                 try:
+                    if not bucket.take():
+                        raise ProtocolError("rate_limited", "too many messages: slow down")
                     await _handle(hub, client, message)
                 except ProtocolError as error:
                     await websocket.send_text(
@@ -183,10 +202,42 @@ def create_app(
                     )
         except WebSocketDisconnect:
             return
+        except Exception:  # logged here; the client learns nothing of it
+            log.exception("table %s: a connection failed", table_id)
+            with contextlib.suppress(Exception):
+                await websocket.send_text(
+                    ErrorMessage(code="internal", message="internal error").model_dump_json()
+                )
+                await websocket.close(code=1011)
         finally:
             hub.detach(client)
 
     return app
+
+
+def _origin_allowed(origin: str | None, host: str | None, allowed: Sequence[str]) -> bool:
+    if origin is None or "*" in allowed or origin in allowed:
+        return True
+    return host is not None and urlsplit(origin).netloc == host
+
+
+class _Bucket:
+    """A token bucket: ``rate`` a second, at most ``burst`` saved up."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
 
 async def _handle(hub: Hub, client: Client, message: Any) -> None:

@@ -1,0 +1,121 @@
+"""The server's guards: origins, rate limits, internal errors kept from clients, the bots'
+thinking delay (SQLite only: no storage here beyond what test_web_play covers on both)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from marsdice.storage import tables
+from marsdice.storage.db import Database
+from marsdice.storage.testing import temporary_database
+from marsdice.web.app import create_app
+from marsdice.web.hub import Hub
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    with temporary_database("sqlite", tmp_path) as database:
+        yield database
+
+
+def seated_table(client: TestClient) -> tuple[str, str]:
+    created = client.post(
+        "/api/tables",
+        json={"game": "martian", "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]},
+    ).json()
+    token = client.post(
+        f"/api/tables/{created['id']}/join", json={"seat": 0, "name": "Ann"}
+    ).json()["token"]
+    return created["id"], token
+
+
+def test_websockets_from_foreign_origins_are_refused(db: Database) -> None:
+    with TestClient(create_app(database=db, allowed_origins=["https://ok.example"])) as client:
+        table_id, _ = seated_table(client)
+        path = f"/ws/tables/{table_id}"
+        with (
+            pytest.raises(WebSocketDisconnect) as refused,
+            client.websocket_connect(path, headers={"origin": "https://evil.example"}) as ws,
+        ):
+            ws.receive_text()
+        assert refused.value.code == 4403
+        for origin in ("https://ok.example", "http://testserver", None):
+            headers = {"origin": origin} if origin else {}
+            with client.websocket_connect(path, headers=headers) as ws:
+                ws.send_text('{"type": "ping"}')
+                assert json.loads(ws.receive_text()) == {"type": "pong"}
+
+
+def test_a_flood_is_rate_limited(db: Database) -> None:
+    with TestClient(create_app(database=db, rate=1, burst=5)) as client:
+        table_id, _ = seated_table(client)
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            for _ in range(8):
+                ws.send_text('{"type": "ping"}')
+            replies = [json.loads(ws.receive_text()) for _ in range(8)]
+        assert replies[:5] == [{"type": "pong"}] * 5
+        assert [r["code"] for r in replies[5:]] == ["rate_limited"] * 3
+
+
+def until_closed(ws: Any) -> list[str]:
+    texts: list[str] = []
+    try:
+        while True:
+            texts.append(ws.receive_text())
+    except WebSocketDisconnect:
+        return texts
+
+
+def test_an_internal_error_reaches_the_log_not_the_client(
+    db: Database, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def broken(*_args: Any) -> None:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(Hub, "act", broken)
+    with TestClient(create_app(database=db, bot_delay=0)) as client:
+        table_id, token = seated_table(client)
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            state = json.loads(ws.receive_text())
+            ws.send_text(json.dumps({"type": "action", "version": 0, "action": "stop"}))
+            texts = until_closed(ws)
+    assert json.loads(texts[-1]) == {
+        "type": "error",
+        "code": "internal",
+        "message": "internal error",
+        "version": None,
+    }
+    assert not any("secret detail" in text for text in texts)
+    assert "secret detail" in caplog.text
+    assert token not in caplog.text
+    assert state["type"] == "state"
+
+
+def test_bots_think_for_the_configured_delay(db: Database) -> None:
+    bot = {"kind": "bot", "bot": "random"}
+    with TestClient(create_app(database=db, bot_delay=0.02)) as client:
+        started = time.monotonic()
+        table_id = client.post(
+            "/api/tables", json={"game": "martian", "variant": {"target": 3}, "seats": [bot, bot]}
+        ).json()["id"]
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.send_text('{"type": "hello"}')
+            state = json.loads(ws.receive_text())
+            while state["table"]["status"] != "finished":
+                state = json.loads(ws.receive_text())
+        elapsed = time.monotonic() - started
+    live = tables.load_live(db, table_id)
+    assert live is not None
+    bot_moves = sum(1 for actor, _ in live.actors if actor == "bot")
+    assert bot_moves >= 2 and elapsed >= 0.02 * bot_moves
