@@ -81,8 +81,8 @@ def settled(state: dict[str, Any]) -> bool:
     view = state.get("view")
     if view is None or view["current_player"] == CHANCE:
         return False
-    seats = state["table"]["seats"]
-    return bool(view["winners"]) or seats[view["current_player"]]["kind"] != "bot"
+    seat = state["table"]["seats"][view["current_player"]]
+    return bool(view["winners"]) or (seat["kind"] != "bot" and not seat["away"])
 
 
 def create(client: TestClient, game: str, variant: dict[str, Any], seats: list[Any]) -> str:
@@ -370,3 +370,62 @@ def test_no_message_shows_a_face_down_card_before_the_end(client: TestClient, db
                 assert not found, (slug, version, public[found.start() - 100 : found.end() + 50])
             checked += 1
     assert checked > 30
+
+
+def test_an_absent_player_is_played_by_a_bot_and_takes_the_seat_back(db: Database) -> None:
+    app = create_app(database=db, bot_delay=0, absence_timeout=0.05, stand_in="random")
+    with TestClient(app) as client:
+        table_id, tokens = two_humans(client, "martian")
+        with ExitStack() as stack:
+            ann = Conn(stack, client, table_id, tokens[0])
+            # Bob never comes: after the timeout a bot plays his turns, Ann plays hers
+            chooser = random.Random(6)
+            while "stand-in" not in ann.state["actors"] and not ann.state["view"]["winners"]:
+                state = ann.receive()
+                if state.get("your_turn"):
+                    legal = state["view"]["legal_actions"]
+                    ann.send(
+                        {
+                            "type": "action",
+                            "version": state["version"],
+                            "action": chooser.choice(legal),
+                        }
+                    )
+            assert ann.state["table"]["seats"][1]["away"]
+            live = tables.load_live(db, table_id)
+            assert live is not None
+            assert {seat for actor, seat in live.actors if actor == "stand-in"} == {1}
+            if ann.state["view"]["winners"]:
+                return
+            bob = Conn(stack, client, table_id, tokens[1])  # back: the seat is his again
+            for conn in (ann, bob):
+                while conn.state["table"]["seats"][1]["away"]:
+                    conn.receive()
+            live = tables.load_live(db, table_id)
+            assert live is not None
+            version = live.version
+            stand_ins = sum(1 for actor, _ in live.actors if actor == "stand-in")
+            final = play_until([ann, bob], [], chooser)
+            live = tables.load_live(db, table_id)
+            assert live is not None and final["version"] > version
+            assert sum(1 for actor, _ in live.actors if actor == "stand-in") == stand_ins
+
+
+def test_leaving_a_running_game_hands_the_seat_to_a_bot(client: TestClient, db: Database) -> None:
+    table_id, tokens = two_humans(client, "martian")
+    left = client.post(f"/api/tables/{table_id}/leave", json={"token": tokens[1]})
+    assert left.status_code == 200 and left.json()["seats"][1]["away"]
+    with ExitStack() as stack:
+        ann = Conn(stack, client, table_id, tokens[0])
+        chooser = random.Random(9)
+        while not ann.state["view"]["winners"]:
+            state = ann.receive() if not ann.state["your_turn"] else ann.state
+            if state.get("your_turn"):
+                legal = state["view"]["legal_actions"]
+                ann.send(
+                    {"type": "action", "version": state["version"], "action": chooser.choice(legal)}
+                )
+                ann.receive()
+    live = tables.load_live(db, table_id)
+    assert live is not None and live.state.is_terminal
+    assert {seat for actor, seat in live.actors if actor == "stand-in"} == {1}

@@ -54,6 +54,8 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         log_level="warning",
         bot_delay=0.0,
         allow_origin=[],
+        absence_timeout=0.0,
+        stand_in=None,
     )
     assert serve.run(args) == 0
     assert (seen["host"], seen["port"], seen["log_level"]) == ("127.0.0.1", 8123, "warning")

@@ -42,6 +42,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how long a bot at a table 'thinks' before each move",
     )
     parser.add_argument(
+        "--absence-timeout",
+        type=non_negative_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long a seated person may be disconnected before a bot plays for them "
+        "(they take the seat back by reconnecting); 0: never",
+    )
+    parser.add_argument(
+        "--stand-in",
+        default=None,
+        metavar="BOT",
+        help="the bot that plays an absent person's seat (default: the game's default opponent)",
+    )
+    parser.add_argument(
         "--allow-origin",
         action="append",
         default=[],

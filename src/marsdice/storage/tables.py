@@ -115,6 +115,7 @@ class TableData:
                 "name": seat.get("name"),
                 "taken": seat["kind"] == "bot" or seat.get("token_hash") is not None,
                 "seeded": bool(seat.get("seed")),
+                "away": bool(seat.get("away")),
             }
             for i, seat in enumerate(self.seats)
         ]
@@ -279,17 +280,32 @@ def join(
 
 
 def leave(db: Database, table_id: str, token: str) -> TableData:
-    """Give a seat back before the game starts (a running game keeps its seats)."""
+    """Give a seat back before the game starts; in a running game the seat is marked away (a
+    bot plays it) until its owner says hello again with the token."""
     with db.session() as session, session.begin():
         row = _locked(session, table_id)
         data = TableData.of(row)
         seat = data.seat_of(token)
         if seat is None:
             raise StorageError("bad_token: that token holds no seat at this table")
-        if row.status != OPEN:
-            raise StorageError(f"table {table_id} has started: seats are kept until the end")
+        if row.status == FINISHED:
+            raise StorageError(f"table {table_id} has finished")
         seats = [dict(s) for s in row.seats]
-        seats[seat].update(name=None, token_hash=None, seed=None)
+        if row.status == OPEN:
+            seats[seat].update(name=None, token_hash=None, seed=None)
+        else:
+            seats[seat]["away"] = True
+        row.seats = seats
+        row.updated_at = utcnow()
+        return TableData.of(row)
+
+
+def set_away(db: Database, table_id: str, seat: int, away: bool) -> TableData:
+    """Mark a human seat away (a bot plays it) or back."""
+    with db.session() as session, session.begin():
+        row = _locked(session, table_id)
+        seats = [dict(s) for s in row.seats]
+        seats[seat]["away"] = away
         row.seats = seats
         row.updated_at = utcnow()
         return TableData.of(row)

@@ -53,6 +53,8 @@ def create_app(
     *,
     database: Database | None = None,
     bot_delay: float = 0.5,
+    absence_timeout: float | None = 60.0,
+    stand_in: str | None = None,
     allowed_origins: Sequence[str] = (),
     rate: float = 20.0,
     burst: int = 40,
@@ -65,7 +67,7 @@ def create_app(
     may send ``rate`` messages a second on average, ``burst`` at once; more are answered
     ``rate_limited`` and dropped."""
     db = database if database is not None else Database(database_url)
-    hub = Hub(db, bot_delay=bot_delay)
+    hub = Hub(db, bot_delay=bot_delay, absence_timeout=absence_timeout, stand_in=stand_in)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -151,15 +153,18 @@ def create_app(
         table, token = await asyncio.to_thread(
             tables.join, db, table_id, body.seat, body.name, body.seed
         )
-        await hub.broadcast(table_id)
+        await hub.refresh(table_id)
         if table.status == tables.RUNNING:
             hub.kick(table_id)
+            hub.watch(table)
         return JoinedTable(table=dict(table.public()), seat=body.seat, token=token)
 
     @app.post("/api/tables/{table_id}/leave")
     async def leave_table(table_id: str, body: LeaveTable) -> dict[str, Any]:
         table = await asyncio.to_thread(tables.leave, db, table_id, body.token)
-        await hub.broadcast(table_id)
+        await hub.refresh(table_id)
+        if table.status == tables.RUNNING:
+            hub.kick(table_id)
         return dict(table.public())
 
     @app.get("/api/tables/{table_id}/record", response_class=PlainTextResponse)

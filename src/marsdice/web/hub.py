@@ -51,15 +51,27 @@ class Client:
 class Hub:
     """Every table this process serves: cached games, connections, bot drivers."""
 
-    def __init__(self, db: Database, *, bot_delay: float = 0.5) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        bot_delay: float = 0.5,
+        absence_timeout: float | None = 60.0,
+        stand_in: str | None = None,
+    ) -> None:
         self.db = db
         self.bot_delay = bot_delay
+        #: seconds a seated person may be disconnected before a bot plays for them (None: never)
+        self.absence_timeout = absence_timeout
+        #: the bot that plays an absent person's seat (None: the game's default opponent)
+        self.stand_in = stand_in
+        self._timers: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._live: dict[str, Live] = {}
         self._clients: dict[str, set[Client]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._pending: set[str] = set()
-        self._bots: dict[tuple[str, int], Bot] = {}
+        self._bots: dict[tuple[str, int, str], Bot] = {}
 
     def lock(self, table_id: str) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
@@ -93,6 +105,65 @@ class Hub:
             clients.discard(client)
             if not clients:
                 del self._clients[client.table_id]
+        if client.seat is not None and not self._connected(client.table_id, client.seat):
+            self._watch_seat(client.table_id, client.seat)
+
+    def _connected(self, table_id: str, seat: int) -> bool:
+        return any(c.greeted and c.seat == seat for c in self._clients.get(table_id, ()))
+
+    # -- absent players --
+
+    def watch(self, table: TableData) -> None:
+        """Start the absence timer of every person seated at a running table who is not
+        connected (after the start of a game, after a restart)."""
+        if table.status != tables.RUNNING:
+            return
+        for seat, info in enumerate(table.seats):
+            human = info["kind"] == "human" and not info.get("away")
+            if human and not self._connected(table.id, seat):
+                self._watch_seat(table.id, seat)
+
+    def _watch_seat(self, table_id: str, seat: int) -> None:
+        if self.absence_timeout is None:
+            return
+        timer = self._timers.get((table_id, seat))
+        if timer is not None and not timer.done():
+            return
+        self._timers[(table_id, seat)] = asyncio.get_running_loop().create_task(
+            self._absence(table_id, seat), name=f"absence-{table_id}-{seat}"
+        )
+
+    async def _absence(self, table_id: str, seat: int) -> None:
+        assert self.absence_timeout is not None
+        await asyncio.sleep(self.absence_timeout)
+        if not self._connected(table_id, seat):
+            log.info("table %s: seat %d is away, a bot plays it", table_id, seat)
+            await self.set_away(table_id, seat, True)
+
+    async def set_away(self, table_id: str, seat: int, away: bool) -> None:
+        """Mark a person's seat away (a bot plays it) or back, and tell the table."""
+        async with self.lock(table_id):
+            table = await self._table(table_id)
+            info = table.seats[seat]
+            if table.status != tables.RUNNING or info["kind"] != "human":
+                return
+            if bool(info.get("away")) == away:
+                return
+            table = await asyncio.to_thread(tables.set_away, self.db, table_id, seat, away)
+            await self._refreshed(table)
+        if away:
+            self.kick(table_id)
+
+    async def refresh(self, table_id: str) -> None:
+        """The table row changed (a seat taken, left or back): tell everyone."""
+        async with self.lock(table_id):
+            await self._refreshed(await self._table(table_id))
+
+    async def _refreshed(self, table: TableData) -> None:
+        live = await self.live(table.id)
+        if live is not None:
+            live.table = table
+        await self._send_all(table, live)
 
     async def greet(self, client: Client, seat: int | None) -> None:
         """Seat the connection and send it the table; under the lock, so that every later
@@ -103,6 +174,13 @@ class Hub:
             client.seat = seat
             client.greeted = True
             await client.send(self._message(table, live, seat))
+        if seat is not None:
+            timer = self._timers.pop((client.table_id, seat), None)
+            if timer is not None:
+                timer.cancel()
+            if table.seats[seat].get("away"):
+                log.info("table %s: seat %d is back", client.table_id, seat)
+                await self.set_away(client.table_id, seat, False)
 
     async def _table(self, table_id: str) -> TableData:
         return await asyncio.to_thread(tables.get_table, self.db, table_id)
@@ -128,13 +206,6 @@ class Hub:
             actors=actors,
             your_turn=your_turn,
         ).model_dump_json()
-
-    async def broadcast(self, table_id: str) -> None:
-        """Each connection at the table gets its own view (after a join or a leave)."""
-        async with self.lock(table_id):
-            live = await self.live(table_id)
-            table = live.table if live is not None else await self._table(table_id)
-            await self._send_all(table, live)
 
     async def _send_all(self, table: TableData, live: Live | None) -> None:
         """Send under the table's lock, so every client sees the versions in order."""
@@ -167,6 +238,10 @@ class Hub:
                 )
             if live.state.current_player != seat:
                 raise ProtocolError("not_your_turn", "it is not your turn", live.version)
+            if live.table.seats[seat].get("away"):
+                raise ProtocolError(
+                    "away", "you left this seat: say hello again to take it back", live.version
+                )
             try:
                 action = live.state.parse_action(text)
                 after = live.state.apply(action)
@@ -246,27 +321,38 @@ class Hub:
                 await self._send_all(live.table, live)
                 return True
             seat = state.current_player
-            if live.table.seats[seat]["kind"] != "bot":
+            if not self._plays_itself(live, seat):
                 return False
             version = live.version
         if self.bot_delay > 0:
             await asyncio.sleep(self.bot_delay)
         async with self.lock(table_id):
             live = await self.live(table_id)
-            if live is None or live.version != version:
-                return True  # someone moved meanwhile: look again
+            if live is None or live.version != version or not self._plays_itself(live, seat):
+                return True  # someone moved or came back meanwhile: look again
             bot = self._bot(live, seat)
             action = await asyncio.to_thread(bot.choose, live.state)
             after = live.state.apply(action)
-            await self._store(live, action, after, actor="bot", seat=seat, counter=None)
+            actor = "bot" if live.table.seats[seat]["kind"] == "bot" else "stand-in"
+            await self._store(live, action, after, actor=actor, seat=seat, counter=None)
             await self._send_all(live.table, live)
         return True
 
+    @staticmethod
+    def _plays_itself(live: Live, seat: int) -> bool:
+        """A bot's seat, or a person's seat while they are away."""
+        info = live.table.seats[seat]
+        return info["kind"] == "bot" or bool(info.get("away"))
+
     def _bot(self, live: Live, seat: int) -> Bot:
-        key = (live.table.id, seat)
+        info = live.table.seats[seat]
+        if info["kind"] == "bot":
+            name = str(info["bot"])
+        else:
+            name = self.stand_in or live.game.default_opponent
+        key = (live.table.id, seat, name)
         bot = self._bots.get(key)
         if bot is None:
-            name = str(live.table.seats[seat]["bot"])
             digest = hashlib.sha256(live.table.server_seed + bytes([seat])).digest()
             bot = make_bot(live.game, name, seed=int.from_bytes(digest[:8], "big"))
             self._bots[key] = bot
@@ -277,8 +363,12 @@ class Hub:
         running = await asyncio.to_thread(tables.list_tables, self.db, (tables.RUNNING,))
         for table in running:
             self.kick(table.id)
+            self.watch(table)
 
     async def close(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
         for task in self._drivers.values():
             task.cancel()
         for task in self._drivers.values():
