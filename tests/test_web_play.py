@@ -194,7 +194,8 @@ def test_a_table_of_bots_plays_itself(client: TestClient, db: Database) -> None:
 
 
 def test_reconnecting_with_the_token_gives_the_whole_state(client: TestClient) -> None:
-    table_id, tokens = two_humans(client, "martian")
+    table_id = create(client, "martian", {"target": 25}, [HUMAN, HUMAN])  # no end by step 6
+    tokens = [join(client, table_id, seat, name) for seat, name in enumerate("AB")]
     with ExitStack() as stack:
         players = [Conn(stack, client, table_id, token) for token in tokens]
         before = play_until(players, [], random.Random(1), stop=6)
