@@ -187,6 +187,8 @@ def test_options_of_the_other_game_are_refused(capsys: pytest.CaptureFixture[str
 def test_negative_delay_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--delay", "-1"]) == 2
     assert "must be 0 or more" in capsys.readouterr().err
+    assert main(["play", "--delay", "61"]) == 2
+    assert "must be at most 60 seconds" in capsys.readouterr().err
 
 
 def test_same_seed_same_game_for_both_games(tmp_path: Path) -> None:

@@ -73,6 +73,18 @@ def parse_seats(game: Game, specs: Sequence[str], seed: int | None) -> list[Seat
     return seats
 
 
+#: the longest pause after a computer move (a bigger one is surely a typo)
+MAX_DELAY: Final = 60.0
+
+
+def delay_seconds(text: str) -> float:
+    """An argparse type: seconds to pause, 0 to :data:`MAX_DELAY`."""
+    value = non_negative_float(text)
+    if value > MAX_DELAY:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_DELAY:g} seconds, got {text}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game", choices=game_names(), default="martian", help="which game (default: martian)"
@@ -96,7 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--delay",
-        type=non_negative_float,
+        type=delay_seconds,
         metavar="SECONDS",
         help="pause after a computer move (default: 0.6 on a terminal, else 0)",
     )
