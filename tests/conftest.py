@@ -41,13 +41,19 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def private_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Solved tables go to a fresh directory: no test reads or writes the user's cache, and
     nothing depends on tables left by an earlier run (each test process solves them once)."""
-    from marsdice.solve import policy, solo, winprob
+    from marsdice.solve import nplayer, policy, solo, winprob
     from marsdice.solve.batch import two_player_policies
     from marsdice.solve.cache import CACHE_ENV
 
     old = os.environ.get(CACHE_ENV)
     os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("solver-cache"))
-    for cached in (winprob.winprob_table, solo.solo_table, two_player_policies):
+    for cached in (
+        winprob.winprob_table,
+        solo.solo_table,
+        two_player_policies,
+        policy.three_player_table,
+        nplayer.nplayer_table,
+    ):
         cached.cache_clear()
     policy._solutions.clear()
     yield

@@ -1,5 +1,5 @@
-"""The solver bots and the analysis API on engine states: legal, consistent, and (3+ players,
-solo) the approximation and the fewest-turns policy doing what they claim."""
+"""The solver bots and the analysis API on engine states: legal, consistent, and (3 players:
+the exact tables; 4+: the approximation; solo: the fewest-turns policy) doing what they claim."""
 
 from __future__ import annotations
 
@@ -11,7 +11,18 @@ import pytest
 
 from marsdice.bots import make_bot
 from marsdice.bots.martian_solver import ExpectedScoreBot, WinProbabilityBot
-from marsdice.martian import CONTINUE, GAME, STOP, Phase, Roll, State, Take, Variant, new_game
+from marsdice.martian import (
+    CONTINUE,
+    GAME,
+    STOP,
+    Phase,
+    Roll,
+    State,
+    Take,
+    Variant,
+    new_game,
+    position,
+)
 from marsdice.solve.batch import simulate_games
 from marsdice.solve.multi import turn_utility_multi
 from marsdice.solve.policy import analyze, best_action, turn_utility
@@ -37,9 +48,35 @@ def play(variant: Variant, names: list[str], seed: int) -> State:
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_bots_play_legal_games(players: int) -> None:
     names = ["winprob", "expected", "cautious", "random"][:players]
+    # three players: a small game keeps the exact tables' first solve short in CI
+    variant = Variant(players=players, target=10) if players == 3 else Variant(players=players)
     for seed in range(3):
-        final = play(Variant(players=players), names, seed)
+        final = play(variant, names, seed)
         assert final.is_terminal
+
+
+def test_three_players_play_from_the_exact_tables_four_from_the_approximation() -> None:
+    from marsdice.solve import nplayer, policy
+    from marsdice.solve.multi import turn_utility_multi
+
+    three = position(
+        Variant(players=3, target=8, dice=5), (3, 6, 1), seat=1, rolled=(1, 1, 1, 1, 1)
+    )
+    exact = nplayer.solve_nplayer(3, 8, 5, use_cache=False).turn_utility(
+        (3, 6, 1), 1, triggered=False
+    )
+    np.testing.assert_array_equal(policy.turn_utility(three), exact)
+    approx = turn_utility_multi(winprob_table(8, 5), (3, 6, 1), 1, False, "min")
+    assert np.abs(exact - approx).max() > 1e-6, "the approximation is not the exact table"
+    four = position(
+        Variant(players=4, target=8, dice=5), (3, 6, 1, 0), seat=1, rolled=(1, 1, 1, 1, 1)
+    )
+    np.testing.assert_array_equal(
+        policy.turn_utility(four),
+        turn_utility_multi(winprob_table(8, 5), (3, 6, 1, 0), 1, False, "min"),
+    )
+    big = Variant(players=3, target=26)
+    assert not policy.exact_three_players(big.target, big.dice)
 
 
 def test_registry_names() -> None:

@@ -3,9 +3,10 @@
 - :class:`ExpectedScoreBot` ("expected"): each turn, the policy with the highest expected
   score (3.1103817468 points a turn); it ignores the scoreboard.
 - :class:`WinProbabilityBot` ("winprob"): the policy with the highest chance of winning the
-  game -- exact with two players, the documented approximation of
-  :mod:`marsdice.solve.multi` with three or more, and the fewest expected turns in the solo
-  challenge.
+  game -- exact with two players, and with three up to the rulebook's size
+  (:func:`marsdice.solve.policy.exact_three_players`: the tables of
+  :mod:`marsdice.solve.nplayer`); the documented approximation of :mod:`marsdice.solve.multi`
+  for larger 3-player games and four or more players; the fewest expected turns solo.
 
 Both decide from tables solved once and cached on disk; a decision then takes a few
 milliseconds (a turn solve for the current scoreboard, memoised for the rest of the turn).

@@ -80,7 +80,7 @@ class MartianDice(Game):
     bots: ClassVar[tuple[BotSpec, ...]] = (
         BotSpec(
             "winprob",
-            "solver: the highest chance to win (exact for 2 players, approximate for 3+, "
+            "solver: the highest chance to win (exact for 2 and 3 players, approximate for 4+, "
             "fewest turns solo)",
             "marsdice.bots.martian_solver:WinProbabilityBot",
         ),

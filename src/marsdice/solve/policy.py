@@ -55,6 +55,7 @@ from marsdice.martian.rules import (
 )
 from marsdice.solve.model import FloatArray, TurnModel, node_of_counts, turn_model
 from marsdice.solve.multi import Combine, turn_utility_multi
+from marsdice.solve.nplayer import NPlayerTable, solve_nplayer
 from marsdice.solve.progress import report
 from marsdice.solve.solo import solo_table
 from marsdice.solve.turn import TIE, TurnSolution, expected_score_solution, solve_turn
@@ -108,8 +109,35 @@ def turn_utility(state: State, mode: Mode = "winprob", combine: Combine = "min")
         return np.arange(model.max_score + 1, dtype=np.float64)
     if variant.solo:
         return solo_table(variant.target, variant.dice).after_turn(state.scores[0])
+    if variant.players == 3 and exact_three_players(variant.target, variant.dice):
+        exact = three_player_table(variant.target, variant.dice)
+        try:
+            return exact.turn_utility(state.scores, state.seat, triggered=state.end_triggered)
+        except ValueError:  # an analysis position play cannot reach: the approximation
+            pass
     table = winprob_table(variant.target, variant.dice)
     return turn_utility_multi(table, state.scores, state.seat, state.end_triggered, combine)
+
+
+#: the largest game the exact 3-player tables are used for: the rulebook's (target 25, 13
+#: dice: a one-off solve of about 50 s, then read from the disk cache). The solve grows with
+#: the cube of the target, so larger games keep the two-player approximation.
+EXACT_THREE_PLAYER_LIMIT: Final = (25, 13)
+
+
+def exact_three_players(target: int, dice: int) -> bool:
+    """Whether a 3-player game this size is played from the exact tables (else the
+    approximation of :mod:`marsdice.solve.multi`)."""
+    max_target, max_dice = EXACT_THREE_PLAYER_LIMIT
+    return target <= max_target and dice <= max_dice
+
+
+@cache
+def three_player_table(target: int = 25, dice: int = 13) -> NPlayerTable:
+    """The exact 3-player tables, once per process: from the disk cache, else solved with
+    progress reported (see :mod:`marsdice.solve.progress`)."""
+    what = f"exact 3-player table, target {target}, {dice} dice"
+    return solve_nplayer(3, target, dice, progress=lambda done, total: report(what, done, total))
 
 
 _solutions: OrderedDict[tuple[int, bytes], TurnSolution] = OrderedDict()
