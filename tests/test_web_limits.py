@@ -20,6 +20,7 @@ from marsdice.web.app import create_app
 from marsdice.web.hub import Hub
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+HUMAN = {"kind": "human"}
 
 
 @pytest.fixture
@@ -65,6 +66,31 @@ def test_a_flood_is_rate_limited(db: Database) -> None:
             replies = [json.loads(ws.receive_text()) for _ in range(8)]
         assert replies[:5] == [{"type": "pong"}] * 5
         assert [r["code"] for r in replies[5:]] == ["rate_limited"] * 3
+
+
+def test_accepted_actions_are_never_rate_limited(db: Database) -> None:
+    with TestClient(create_app(database=db, bot_delay=0, rate=0.001, burst=2)) as client:
+        table_id = client.post(
+            "/api/tables",
+            json={"game": "martian", "variant": {"players": 1, "target": 25}, "seats": [HUMAN]},
+        ).json()["id"]
+        token = client.post(
+            f"/api/tables/{table_id}/join", json={"seat": 0, "name": "Solo"}
+        ).json()["token"]
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            state = json.loads(ws.receive_text())
+            actions = 0
+            while actions < 12 and not state["view"]["winners"]:
+                if state["your_turn"]:
+                    move = state["view"]["legal_actions"][0]
+                    ws.send_text(
+                        json.dumps({"type": "action", "version": state["version"], "action": move})
+                    )
+                    actions += 1
+                state = json.loads(ws.receive_text())
+                assert state["type"] == "state", state
+        assert actions >= 3
 
 
 def until_closed(ws: Any) -> list[str]:

@@ -99,7 +99,8 @@ class Server:
 
 
 def receive(ws: Any) -> dict[str, Any]:
-    message: dict[str, Any] = json.loads(ws.recv(timeout=10))
+    message: dict[str, Any] = json.loads(ws.recv(timeout=20))
+    assert message["type"] != "error", message
     return message
 
 

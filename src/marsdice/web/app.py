@@ -65,7 +65,8 @@ def create_app(
     A WebSocket is accepted from a client that sends no ``Origin`` (not a browser), from the
     server's own origin, or from one of ``allowed_origins`` (``*``: any). Each connection
     may send ``rate`` messages a second on average, ``burst`` at once; more are answered
-    ``rate_limited`` and dropped."""
+    ``rate_limited`` and dropped. An action the game accepts costs nothing (play is paced by
+    the game itself), so a fast bot is never held back."""
     db = database if database is not None else Database(database_url)
     hub = Hub(db, bot_delay=bot_delay, absence_timeout=absence_timeout, stand_in=stand_in)
 
@@ -198,7 +199,8 @@ def create_app(
                 try:
                     if not bucket.take():
                         raise ProtocolError("rate_limited", "too many messages: slow down")
-                    await _handle(hub, client, message)
+                    if await _handle(hub, client, message):
+                        bucket.refund()
                 except ProtocolError as error:
                     await websocket.send_text(
                         ErrorMessage(
@@ -244,8 +246,12 @@ class _Bucket:
         self.tokens -= 1
         return True
 
+    def refund(self) -> None:
+        self.tokens = min(self.burst, self.tokens + 1)
 
-async def _handle(hub: Hub, client: Client, message: Any) -> None:
+
+async def _handle(hub: Hub, client: Client, message: Any) -> bool:
+    """Answer one client message; True when it was an action the game accepted."""
     text = message.get("text")
     if text is None:
         raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
@@ -269,8 +275,10 @@ async def _handle(hub: Hub, client: Client, message: Any) -> None:
         if client.seat is None:
             raise ProtocolError("not_seated", "spectators cannot act: join a seat")
         await hub.act(client.table_id, client.seat, parsed.version, parsed.action)
+        return True
     else:
         await client.send(Pong().model_dump_json())
+    return False
 
 
 async def _hello(hub: Hub, client: Client, hello: Hello) -> None:
