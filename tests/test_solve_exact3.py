@@ -170,6 +170,17 @@ def test_agrees_with_plain_value_iteration() -> None:
     assert worst < 1e-9
 
 
+@pytest.mark.parametrize(("target", "dice"), [(3, 1), (4, 2)])
+def test_the_fewest_dice_agree_with_plain_value_iteration(target: int, dice: int) -> None:
+    """One die scores at most one point a turn: the smallest turn the solver must handle."""
+    table = solve_nplayer(3, target=target, dice=dice, use_cache=False)
+    reference = value_iteration(3, target, dice)
+    worst = max(
+        float(np.abs(table_value(table, state) - value).max()) for state, value in reference.items()
+    )
+    assert worst < 1e-9
+
+
 def test_four_players_agree_with_plain_value_iteration() -> None:
     table = solve_nplayer(4, target=3, dice=2, use_cache=False)
     reference = value_iteration(4, 3, 2)

@@ -532,8 +532,12 @@ def _cycle_iteration(model: TurnModel, outcome: FloatArray, stats: SolveStats) -
     seats = np.arange(players)
     nxt = (seats + 1) % players
     own_utility = outcome[:, :, seats, seats].copy()  # (X, M, mover)
-    # guess: extrapolated from the own values with one and two points more
-    own = 2.0 * own_utility[1] - own_utility[2]
+    # guess: extrapolated from the own values with one and two points more (with one die a
+    # turn scores at most 1: the value with one point more); only a start for the iteration
+    if own_utility.shape[0] > 2:
+        own = 2.0 * own_utility[1] - own_utility[2]
+    else:
+        own = own_utility[1].copy()
     laws = np.zeros((m, players, outcome.shape[0]))
     stale = np.ones((m, players), bool)
     result = np.empty((m, players, players))
