@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from marsdice.martian import STOP, Face, Roll, State, Take
+
+if TYPE_CHECKING:
+    from marsdice.storage.db import Database
 
 
 def roll(state: State, faces: str) -> State:
@@ -61,3 +66,16 @@ def private_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
         del os.environ[CACHE_ENV]
     else:
         os.environ[CACHE_ENV] = old
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """A fresh database for a storage or server test: SQLite in a temporary folder, and the
+    PostgreSQL of ``MARSDICE_TEST_DATABASE_URL`` in a schema of its own (skipped, saying
+    why, when it is not set or not reachable)."""
+    from marsdice.storage.testing import postgres_unavailable, temporary_database
+
+    if request.param == "postgresql" and (reason := postgres_unavailable()):
+        pytest.skip(reason)
+    with temporary_database(request.param, tmp_path) as database:
+        yield database

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select, text
@@ -18,17 +16,8 @@ from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.models import StepRow, TableRow
 from marsdice.storage.tables import Live, SeatSpec, StaleVersionError, StorageError
-from marsdice.storage.testing import postgres_unavailable, temporary_database
 
 HUMAN = SeatSpec("human")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "postgresql" and (reason := postgres_unavailable()):
-        pytest.skip(reason)
-    with temporary_database(request.param, tmp_path) as database:
-        yield database
 
 
 def seated(db: Database, game: str, params: dict[str, object], humans: int = 2) -> str:

@@ -9,7 +9,6 @@ import random
 import re
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,20 +18,11 @@ from marsdice.core.record import GameRecord
 from marsdice.fair import verify_record
 from marsdice.storage import tables
 from marsdice.storage.db import Database
-from marsdice.storage.testing import postgres_unavailable, temporary_database
 from marsdice.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 CHANCE = -1
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "postgresql" and (reason := postgres_unavailable()):
-        pytest.skip(reason)
-    with temporary_database(request.param, tmp_path) as database:
-        yield database
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +24,6 @@ from marsdice.cli import serve
 from marsdice.cli.main import main
 from marsdice.storage import tables
 from marsdice.storage.db import Database
-from marsdice.storage.testing import postgres_unavailable, temporary_database
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "postgresql" and (reason := postgres_unavailable()):
-        pytest.skip(reason)
-    with temporary_database(request.param, tmp_path) as database:
-        yield database
 
 
 def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
