@@ -30,8 +30,6 @@ from marsdice.core.game import chance_agent, play_out
 from marsdice.core.record import MAX_RECORD_BYTES, MAX_RECORD_MOVES
 from marsdice.games import get_game
 
-PENDING_PLAY = "play.py pending"
-
 Content = bytes | Callable[[], bytes]
 
 
