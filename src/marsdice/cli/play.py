@@ -119,24 +119,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_options(parser)
 
 
-#: game name -> the option destinations its view adds (to refuse them for the other game)
-_GAME_OPTIONS: dict[str, tuple[str, ...]] = {}
-
-
 def add_game_options(parser: argparse.ArgumentParser) -> None:
-    """Each game's own settings, in a group per game (used by play and tournament alike)."""
+    """Each game's own settings, in a group per game (used by play and tournament alike). The
+    parsed arguments remember which options belong to which game (``game_options``)."""
+    owners: dict[str, tuple[str, ...]] = {}
     for game in all_games():
         group = parser.add_argument_group(f"{game.title} options (--game {game.name})")
-        before = {action.dest for action in group._group_actions}
         game_view(game).add_arguments(group)
-        _GAME_OPTIONS[game.name] = tuple(
-            action.dest for action in group._group_actions if action.dest not in before
-        )
+        owners[game.name] = tuple(action.dest for action in group._group_actions)
+    parser.set_defaults(game_options=owners)
 
 
 def check_game_options(args: argparse.Namespace, game: Game) -> None:
     """Refuse an option of another game rather than ignore it."""
-    for other, dests in _GAME_OPTIONS.items():
+    owners: dict[str, tuple[str, ...]] = getattr(args, "game_options", {})
+    for other, dests in owners.items():
         if other == game.name:
             continue
         for dest in dests:

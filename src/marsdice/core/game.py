@@ -80,12 +80,10 @@ def to_json(value: object) -> JSON:
     >>> to_json((1, (2, "x"), None))
     [1, [2, 'x'], None]
     """
-    if value is None or isinstance(value, bool | int | float | str):
-        if isinstance(value, Enum):
-            return to_json(value.value)
-        return value
     if isinstance(value, Enum):
         return to_json(value.value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
     if isinstance(value, Event):
         return value.to_json()
     if isinstance(value, tuple | list):
