@@ -32,6 +32,37 @@ def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--log-level", "loud"]) == 2
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("postgresql+psycopg://nobody:secret@127.0.0.1:1/x", "Connection refused"),
+        ("sqlite:////nonexistent-folder/x.db", "unable to open database file"),
+        ("bogus://", "Can't load plugin"),
+        ("not a url", "Could not parse"),
+    ],
+)
+def test_an_unusable_database_is_one_line_before_the_server_starts(
+    url: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", "--database-url", url, "--port", "8799"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "cannot use the database" in err and reason in err
+    assert "secret" not in err  # a password in the URL is never printed
+
+
+def test_a_taken_port_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        url = f"sqlite:///{tmp_path / 'taken.db'}"
+        argv = ["serve", "--database-url", url, "--port", str(port), "--log-level", "critical"]
+        code = main(argv)
+    assert code == 2
+    assert f"could not start on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
 def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import uvicorn
 

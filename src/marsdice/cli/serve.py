@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from marsdice.cli.args import int_range, non_negative_float
 from marsdice.core.errors import MarsDiceError
+
+if TYPE_CHECKING:
+    from marsdice.storage.db import Database
 
 LOG_LEVELS: Final = ("critical", "error", "warning", "info", "debug")
 #: frames above this are refused by uvicorn itself; the protocol's own limit (4 KiB) answers
@@ -20,6 +23,18 @@ WS_MAX_BYTES: Final = 64 * 1024
 
 
 class WebExtraMissing(MarsDiceError):
+    exit_code = 2
+
+
+class ServerStartFailed(MarsDiceError):
+    """uvicorn could not start: the port is taken or the address is not this machine's."""
+
+    exit_code = 2
+
+
+class DatabaseUnavailable(MarsDiceError):
+    """The database URL is malformed, or the database cannot be reached or migrated."""
+
     exit_code = 2
 
 
@@ -79,13 +94,41 @@ def run(args: argparse.Namespace) -> int:
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
-    app = create_app(args.database_url, bot_delay=args.bot_delay, allowed_origins=args.allow_origin)
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        ws_max_size=WS_MAX_BYTES,
-        server_header=False,
-    )
+    database = open_database(args.database_url)
+    app = create_app(database=database, bot_delay=args.bot_delay, allowed_origins=args.allow_origin)
+    try:
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            ws_max_size=WS_MAX_BYTES,
+            server_header=False,
+        )
+    except SystemExit as stop:  # uvicorn's start-up failure (the port taken, a bad address)
+        if stop.code not in (0, None):
+            raise ServerStartFailed(
+                f"the server could not start on {args.host}:{args.port} (see above)"
+            ) from None
     return 0
+
+
+def open_database(url: str | None) -> Database:
+    """Open and migrate the database before the server starts, so that a bad URL or a
+    database that is down ends in one line (not a traceback from the server's start-up)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from marsdice.storage.db import Database
+
+    shown = url or "the default SQLite file"
+    try:
+        if url is not None:
+            shown = make_url(url).render_as_string(hide_password=True)
+        database = Database(url)
+        database.migrate()
+    except (SQLAlchemyError, OSError, ValueError) as error:
+        cause = getattr(error, "orig", None) or error
+        reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+        raise DatabaseUnavailable(f"cannot use the database {shown}: {reason}") from None
+    return database
