@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -420,3 +421,43 @@ def test_leaving_a_running_game_hands_the_seat_to_a_bot(client: TestClient, db: 
     live = tables.load_live(db, table_id)
     assert live is not None and live.state.is_terminal
     assert {seat for actor, seat in live.actors if actor == "stand-in"} == {1}
+
+
+def wait_for(check: Any, what: str, tries: int = 400) -> None:
+    """Poll ``check`` while the server works in its own thread (a bound, not a timing)."""
+    for _ in range(tries):
+        if check():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"never happened: {what}")
+
+
+def test_a_finished_table_leaves_nothing_in_the_process(db: Database) -> None:
+    app = create_app(database=db, bot_delay=0, absence_timeout=None)
+    hub = app.state.hub
+    with TestClient(app) as client:
+        bots = [{"kind": "bot", "bot": "cautious"}, {"kind": "bot", "bot": "random"}]
+        table_id = create(client, "martian", {"target": 5}, bots)
+        status = lambda: client.get(f"/api/tables/{table_id}").json()["status"]  # noqa: E731
+        wait_for(lambda: status() == "finished", "the bots finish")
+        wait_for(lambda: table_id not in hub.cached_tables(), "the table is released")
+        # a viewer brings it back from the database, and leaving releases it again
+        with ExitStack() as stack:
+            watcher = Conn(stack, client, table_id, None)
+            assert watcher.state["view"]["winners"]
+            assert table_id in hub.cached_tables()
+        wait_for(lambda: table_id not in hub.cached_tables(), "released after the last viewer")
+
+
+def test_a_player_who_switches_to_watching_leaves_the_seat_to_a_stand_in(db: Database) -> None:
+    app = create_app(database=db, bot_delay=0, absence_timeout=0.05, stand_in="random")
+    with TestClient(app) as client:
+        table_id, tokens = two_humans(client, "martian")
+        with ExitStack() as stack:
+            ann = Conn(stack, client, table_id, tokens[0])
+            bob = Conn(stack, client, table_id, tokens[1])
+            assert ann.state["your_turn"] and not bob.state["table"]["seats"][0]["away"]
+            ann.send({"type": "hello", "token": None})  # the same connection, now a spectator
+            seats = lambda: client.get(f"/api/tables/{table_id}").json()["seats"]  # noqa: E731
+            wait_for(lambda: seats()[0]["away"], "the left seat goes to a stand-in")
+            assert not seats()[1]["away"]  # Bob is still connected: his seat stays his

@@ -76,9 +76,12 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         bot_delay=0.0,
         allow_origin=[],
         absence_timeout=0.0,
-        stand_in=None,
+        stand_in="random",
+        log_format="json",
     )
     assert serve.run(args) == 0
+    hub = seen["app"].state.hub
+    assert (hub.absence_timeout, hub.stand_in) == (None, "random")  # 0: never
     assert (seen["host"], seen["port"], seen["log_level"]) == ("127.0.0.1", 8123, "warning")
     assert seen["ws_max_size"] == serve.WS_MAX_BYTES
     assert seen["app"].state.db.url.endswith("x.sqlite3")
@@ -92,13 +95,14 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, url: str, tmp_path: Path) -> None:
+    def __init__(self, url: str, tmp_path: Path, *options: str) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.log = (tmp_path / f"server-{self.port}.log").open("w")
+        self.log_path = tmp_path / f"server-{self.port}.log"
+        self.log = self.log_path.open("w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "marsdice.cli.main", "serve", "--port", str(self.port),
-             "--database-url", url, "--bot-delay", "0", "--log-level", "warning"],
+             "--database-url", url, "--bot-delay", "0", "--log-level", "warning", *options],
             stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "MARSDICE_DEBUG": "1"},
         )  # fmt: skip
         deadline = time.monotonic() + 30
@@ -192,3 +196,36 @@ def test_a_killed_server_loses_no_acknowledged_step(db: Database, tmp_path: Path
         assert record.status_code == 200 and "ServerSeed" in record.text
     finally:
         server.kill()
+
+
+def test_json_logs_carry_the_facts_and_never_a_token(db: Database, tmp_path: Path) -> None:
+    server = Server(db.url, tmp_path, "--log-level", "info", "--log-format", "json")
+    try:
+        created = httpx.post(
+            f"{server.base}/api/tables",
+            json={"game": "martian", "variant": {"target": 3}, "seats": [{"kind": "human"}] * 2},
+        ).json()
+        table_id = created["id"]
+        tokens = [
+            httpx.post(
+                f"{server.base}/api/tables/{table_id}/join", json={"seat": s, "name": f"P{s}"}
+            ).json()["token"]
+            for s in range(2)
+        ]
+        play(f"ws://127.0.0.1:{server.port}/ws/tables/{table_id}", tokens, stop=None)
+    finally:
+        server.kill()
+    lines = [json.loads(line) for line in server.log_path.read_text().splitlines() if line]
+    assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+    steps = [line for line in lines if line.get("event") == "step"]
+    assert [line["seq"] for line in steps] == list(range(len(steps))) and len(steps) > 3
+    assert {line["table"] for line in steps} == {table_id}
+    assert {line["actor"] for line in steps} == {"human", "chance"}
+    assert any(line["logger"] == "uvicorn.access" for line in lines)  # uvicorn's lines too
+    text = server.log_path.read_text()
+    assert all(token not in text for token in tokens)
+
+
+def test_an_unknown_stand_in_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--stand-in", "nobody"]) == 2
+    assert "--stand-in: unknown bot 'nobody'" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import logging.config
 from typing import TYPE_CHECKING, Final
 
 from marsdice.cli.args import int_range, non_negative_float
@@ -32,6 +33,10 @@ class ServerStartFailed(MarsDiceError):
     exit_code = 2
 
 
+class BadStandIn(MarsDiceError):
+    exit_code = 2
+
+
 class DatabaseUnavailable(MarsDiceError):
     """The database URL is malformed, or the database cannot be reached or migrated."""
 
@@ -49,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "$MARSDICE_DATABASE_URL, else a SQLite file in the user data directory",
     )
     parser.add_argument("--log-level", choices=LOG_LEVELS, default="info", help="log detail")
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="one line per event: text for a person, json (one object per line, with fields "
+        "such as table, seq and actor) for a log pipeline",
+    )
     parser.add_argument(
         "--bot-delay",
         type=non_negative_float,
@@ -68,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--stand-in",
         default=None,
         metavar="BOT",
-        help="the bot that plays an absent person's seat (default: the game's default opponent)",
+        help="the bot that plays an absent person's seat, in every game that has it (else, and "
+        "by default, the game's default opponent)",
     )
     parser.add_argument(
         "--allow-origin",
@@ -90,18 +103,26 @@ def run(args: argparse.Namespace) -> int:
             f"marsdice serve needs the web extra ({error.name} is missing): "
             "pip install 'marsdice[web]'"
         ) from None
-    logging.basicConfig(
-        level=args.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
+    from marsdice.web.logs import log_config
+
+    check_stand_in(args.stand_in)
+    config = log_config(args.log_level, getattr(args, "log_format", "text"))
+    logging.config.dictConfig(config)
     database = open_database(args.database_url)
-    app = create_app(database=database, bot_delay=args.bot_delay, allowed_origins=args.allow_origin)
+    app = create_app(
+        database=database,
+        bot_delay=args.bot_delay,
+        absence_timeout=args.absence_timeout or None,
+        stand_in=args.stand_in,
+        allowed_origins=args.allow_origin,
+    )
     try:
         uvicorn.run(
             app,
             host=args.host,
             port=args.port,
             log_level=args.log_level,
+            log_config=config,
             ws_max_size=WS_MAX_BYTES,
             server_header=False,
         )
@@ -111,6 +132,17 @@ def run(args: argparse.Namespace) -> int:
                 f"the server could not start on {args.host}:{args.port} (see above)"
             ) from None
     return 0
+
+
+def check_stand_in(name: str | None) -> None:
+    """A stand-in must be a bot of some game (games without it use their default opponent)."""
+    if name is None:
+        return
+    from marsdice.games import all_games
+
+    known = sorted({bot.name for game in all_games() for bot in game.bots})
+    if name not in known:
+        raise BadStandIn(f"--stand-in: unknown bot {name!r}; bots: {', '.join(known)}")
 
 
 def open_database(url: str | None) -> Database:

@@ -10,7 +10,8 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -67,14 +68,26 @@ class Hub:
         self.stand_in = stand_in
         self._timers: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._lock_users: Counter[str] = Counter()
         self._live: dict[str, Live] = {}
         self._clients: dict[str, set[Client]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._pending: set[str] = set()
         self._bots: dict[tuple[str, int, str], Bot] = {}
 
-    def lock(self, table_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(table_id, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def lock(self, table_id: str) -> AsyncIterator[None]:
+        """The table's lock, counted while anyone holds or awaits it, so that
+        :meth:`_release` never drops a lock in use."""
+        lock = self._locks.setdefault(table_id, asyncio.Lock())
+        self._lock_users[table_id] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._lock_users[table_id] -= 1
+            if not self._lock_users[table_id]:
+                del self._lock_users[table_id]
 
     # -- state --
 
@@ -107,6 +120,35 @@ class Hub:
                 del self._clients[client.table_id]
         if client.seat is not None and not self._connected(client.table_id, client.seat):
             self._watch_seat(client.table_id, client.seat)
+        self._release(client.table_id)
+
+    def _release(self, table_id: str) -> None:
+        """Free what this process keeps of a table nobody is connected to and no driver or
+        timer works on: its cached game, lock and bots (the database still has it all, and
+        :meth:`live` rebuilds it on demand), so that memory follows the active tables only."""
+        if self._clients.get(table_id):
+            return
+        driver = self._drivers.get(table_id)
+        if driver is not None and not driver.done() and driver is not asyncio.current_task():
+            return
+        if any(key[0] == table_id and not t.done() for key, t in self._timers.items()):
+            return
+        if self._lock_users[table_id]:
+            return
+        self._live.pop(table_id, None)
+        self._locks.pop(table_id, None)
+        self._drivers.pop(table_id, None)
+        self._pending.discard(table_id)
+        for key in [key for key in self._bots if key[0] == table_id]:
+            del self._bots[key]
+        for timer_key in [k for k in self._timers if k[0] == table_id]:
+            del self._timers[timer_key]
+
+    def cached_tables(self) -> set[str]:
+        """The tables this process holds anything of (for tests and metrics)."""
+        held = set(self._live) | set(self._locks) | set(self._clients)
+        held |= {key[0] for key in self._bots} | {key[0] for key in self._timers}
+        return held | {t for t, task in self._drivers.items() if not task.done()}
 
     def _connected(self, table_id: str, seat: int) -> bool:
         return any(c.greeted and c.seat == seat for c in self._clients.get(table_id, ()))
@@ -137,7 +179,12 @@ class Hub:
         assert self.absence_timeout is not None
         await asyncio.sleep(self.absence_timeout)
         if not self._connected(table_id, seat):
-            log.info("table %s: seat %d is away, a bot plays it", table_id, seat)
+            log.info(
+                "table %s: seat %d is away, a bot plays it",
+                table_id,
+                seat,
+                extra={"event": "away", "table": table_id, "seat": seat},
+            )
             await self.set_away(table_id, seat, True)
 
     async def set_away(self, table_id: str, seat: int, away: bool) -> None:
@@ -171,15 +218,23 @@ class Hub:
         async with self.lock(client.table_id):
             live = await self.live(client.table_id)
             table = live.table if live is not None else await self._table(client.table_id)
+            left = client.seat if client.greeted else None
             client.seat = seat
             client.greeted = True
             await client.send(self._message(table, live, seat))
+        if left is not None and left != seat and not self._connected(client.table_id, left):
+            self._watch_seat(client.table_id, left)  # switched seats: the old one is unattended
         if seat is not None:
             timer = self._timers.pop((client.table_id, seat), None)
             if timer is not None:
                 timer.cancel()
             if table.seats[seat].get("away"):
-                log.info("table %s: seat %d is back", client.table_id, seat)
+                log.info(
+                    "table %s: seat %d is back",
+                    client.table_id,
+                    seat,
+                    extra={"event": "back", "table": client.table_id, "seat": seat},
+                )
                 await self.set_away(client.table_id, seat, False)
 
     async def _table(self, table_id: str) -> TableData:
@@ -275,7 +330,19 @@ class Hub:
         except StaleVersionError as error:
             self.forget(live.table.id)
             raise ProtocolError("stale_version", str(error)) from None
-        log.info("table %s: step %d by %s", live.table.id, live.version - 1, actor)
+        log.info(
+            "table %s: step %d by %s",
+            live.table.id,
+            live.version - 1,
+            actor,
+            extra={
+                "event": "step",
+                "table": live.table.id,
+                "seq": live.version - 1,
+                "actor": actor,
+                "seat": seat,
+            },
+        )
 
     def kick(self, table_id: str) -> None:
         """Make sure the table's driver runs (dice, bots); at most one per table."""
@@ -299,9 +366,14 @@ class Hub:
                 if table_id in self._pending:
                     self._pending.discard(table_id)
                     continue
-                return
+                break
         except Exception:
-            log.exception("table %s: the driver stopped", table_id)
+            log.exception(
+                "table %s: the driver stopped",
+                table_id,
+                extra={"event": "driver-failed", "table": table_id},
+            )
+        self._release(table_id)
 
     async def _auto_step(self, table_id: str) -> bool:
         """One server-side step if the rules call for it: a roll (or a draw) at a chance
@@ -348,8 +420,10 @@ class Hub:
         info = live.table.seats[seat]
         if info["kind"] == "bot":
             name = str(info["bot"])
+        elif self.stand_in is not None and any(b.name == self.stand_in for b in live.game.bots):
+            name = self.stand_in
         else:
-            name = self.stand_in or live.game.default_opponent
+            name = live.game.default_opponent
         key = (live.table.id, seat, name)
         bot = self._bots.get(key)
         if bot is None:
