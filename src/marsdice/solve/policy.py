@@ -77,6 +77,8 @@ __all__ = [
     "action_values",
     "analyze",
     "best_action",
+    "mover_solution",
+    "roll_value",
     "solution_for",
     "turn_utility",
     "two_player_turns",
@@ -199,6 +201,25 @@ def _solution(state: State, mode: Mode, combine: Combine = "min") -> tuple[TurnS
         )
         return two_player_turns(variant.target, variant.dice), int(column)
     return solution_for(turn_utility(state, mode, combine), variant.dice), 0
+
+
+def mover_solution(
+    state: State, mode: Mode = "winprob", combine: Combine = "min"
+) -> tuple[TurnSolution, int]:
+    """The solved turn of the player to move (or about to roll) and the column to read: the
+    same solution :func:`best_action` and :func:`analyze` decide from (the game review values
+    rolls with it)."""
+    return _solution(state, mode, combine)
+
+
+def roll_value(state: State, solution: TurnSolution, column: int = 0) -> float:
+    """The value, under the solution's utility, of the roll about to be made in a Martian
+    Dice ``roll`` phase (the mover's turn goes on with optimal play): the expectation over
+    every roll of the value after it."""
+    if state.phase is not Phase.ROLL:
+        raise ValueError(f"no turn roll to value in phase {state.phase.value}")
+    n, m, d, e = node_of_counts(state.set_aside, solution.model.dice)
+    return _continue_value(solution.model, solution, column, n, m, d, e)
 
 
 def action_values(

@@ -1,0 +1,199 @@
+"""Mars Attacks values for the review: the planner bot's estimates.
+
+The planner (:mod:`marsdice.bots.attacks_planner`) values the ends of a turn (a capture, the
+progress left on a card, a bombing) in a victory-point-like unit and plans the turn exactly
+against those values with :mod:`marsdice.attacks.solver`. The review reads, for every legal
+move of a decision, the solver's value of that move with the planner's play afterwards: the
+same numbers the planner chooses from. They are **estimates**: the values of the turn's ends
+are the planner's documented rules of thumb, not a solved game, so a loss here means "worse
+than the planner's plan by its own measure".
+
+Boston's step and Memphis's stack are chosen by rules of thumb outside the turn solver: those
+decisions are ``unrated``. Memphis's draw has no luck figure.
+
+The solver answers publicly only for the best move at a reroll point; the other moves'
+values are read from its memoised recursion the way :meth:`TurnSolver._cluster` builds them
+(checked against the public answers in ``tests/test_review.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from marsdice.attacks import actions as act
+from marsdice.attacks.cards import Symbol
+from marsdice.attacks.phases import Phase
+from marsdice.attacks.solver import TurnSolver, solver_for
+from marsdice.attacks.state import State, as_state
+from marsdice.bots.attacks_planner import Values
+from marsdice.core.game import Action, GameState
+from marsdice.review.model import PLANNER_VP, Method, Thresholds
+
+Dice = tuple[int, int, int]
+
+
+class AttacksValuator:
+    """The planner's estimates of Mars Attacks moves and rolls."""
+
+    estimate = True
+    method: Method = "planner-estimate"
+    unit = "planner VP (estimate)"
+    higher_is_better = True
+    thresholds: Thresholds = PLANNER_VP
+
+    def values(self, state: GameState) -> list[tuple[Action, float | None]]:
+        """Each legal move with the planner's value of the turn after it (``None``: the
+        planner has no estimate for this kind of decision)."""
+        s = as_state(state)
+        legal = s.legal_actions()
+        if s.phase in (Phase.BOSTON, Phase.MEMPHIS):
+            return [(action, None) for action in legal]
+        values = Values(s)
+        solver = solver_for(values.problem)
+        value = _chooser(s, values, solver)
+        return [(action, value(action)) for action in legal]
+
+    def chance(self, before: GameState, outcome: Action) -> tuple[int, float, float] | None:
+        """``(seat, value before, value after)`` of a roll under the planner's play."""
+        s = as_state(before)
+        if s.phase is Phase.MEMPHIS_DRAW or s.target is None:
+            return None
+        assert isinstance(outcome, act.Roll)
+        values = Values(s)
+        solver = solver_for(values.problem)
+        goal = values.goals_index[s.target]
+        fallback = values.fallback()
+        fixed = [0, 0, 0]
+        if s.phase is Phase.ROLL and s.set_face is not None:
+            fixed[s.set_face] += 1
+        base = (s.heads + fixed[0], s.rays + fixed[1], s.nukes + fixed[2])
+        if s.phase is Phase.TORONTO_ROLL:
+            first = s.rolls == 1
+
+            def after(h: int, r: int, n: int) -> float:
+                return solver._judge(h, r, n, goal, fallback, False, first)[0]
+        else:
+            first = s.rolls == 0
+
+            def after(h: int, r: int, n: int) -> float:
+                return solver._post_node(h, r, n, goal, fallback, values.toronto, first)[0]
+
+        def worth(roll: act.Roll) -> float:
+            a, b, c = roll.counts
+            return after(base[0] + a, base[1] + b, base[2] + c)
+
+        expected = math.fsum(float(p) * worth(as_roll(o)) for o, p in s.chance_outcomes())
+        return s.seat, expected, worth(outcome)
+
+    def describe(self, state: GameState) -> str:
+        s = as_state(state)
+        vp = "–".join(map(str, s.scores))
+        where = f"VP {vp}" + (" · last round" if s.end_triggered else "")
+        if s.target is None:
+            return f"{where} · {s.phase.value}"
+        card = s.card(s.target)
+        need = card.requirement - s.token(s.seat, s.target)
+        h, r, n = s.dice
+        return (
+            f"{where} · target {card.slug} ({card.symbol.value}, {need} needed) · "
+            f"dice {h} heads, {r} rays, {n} nukes (limit {s.nuke_limit}) · {s.phase.value}"
+        )
+
+
+def as_roll(outcome: object) -> act.Roll:
+    assert isinstance(outcome, act.Roll)
+    return outcome
+
+
+def _chooser(s: State, values: Values, solver: TurnSolver) -> Callable[[Action], float | None]:
+    """The function giving each legal move's value in this decision."""
+    phase = s.phase
+    fallback = values.fallback()
+    goals = range(len(values.cards))
+
+    def card_goal(slug: str) -> int:
+        return next(g for g, card in enumerate(values.cards) if s.slug(card) == slug)
+
+    if phase is Phase.TARGET:
+
+        def target(action: Action) -> float | None:
+            assert isinstance(action, act.Target)
+            return solver.target_value(card_goal(action.card), s.set_face).value
+
+        return target
+    if phase is Phase.SEATTLE:
+
+        def seattle(action: Action) -> float | None:
+            face = action.face if isinstance(action, act.SeattleSet) else None
+            if s.target is None:  # before the declaration: the best target with that die
+                return max(solver.first_roll(g, face).value for g in goals)
+            return solver.first_roll(values.goals_index[s.target], face).value
+
+        return seattle
+    if phase is Phase.DENVER:
+
+        def denver(action: Action) -> float | None:
+            if action == act.RESTART:
+                return solver.restart_value().value
+            return solver.bombed_value(fallback).value
+
+        return denver
+    assert s.target is not None
+    goal = values.goals_index[s.target]
+    h, r, n = s.dice
+    if phase is Phase.TORONTO:
+        first = s.rolls == 1
+
+        def toronto(action: Action) -> float | None:
+            if isinstance(action, act.TorontoReroll):
+                return solver._toronto(h, r, n, action.face, goal, fallback, first)[0]
+            return solver._judge(h, r, n, goal, fallback, True, first)[0]
+
+        return toronto
+    assert phase is Phase.DECIDE
+    return _decide_values(s, values, solver, goal, card_goal)
+
+
+def _decide_values(
+    s: State, values: Values, solver: TurnSolver, goal: int, card_goal: Callable[[str], int]
+) -> Callable[[Action], float | None]:
+    """Stop, or reroll ``k`` heads against a target: each option's value as the solver's
+    reroll point computes it (the chance ``3**-k`` of all heads again brings the same dice
+    back, worth the best play at that point)."""
+    h, r, n = s.dice
+    toronto = values.toronto
+    fallback = values.fallback()
+    current = solver.goals[goal]
+    nodes = solver._cluster(h, r, n, toronto)
+    if current.detroit:
+        snapshot: tuple[float, int] = (0.0, 0)
+        stop = solver._bombed(fallback)[0]
+    else:
+        held = _count(current.symbol, (h, r, n))
+        snapshot = (current.place[held], held)
+        stop = solver._stop(h, r, n, goal, fallback)[0]
+
+    def decide(action: Action) -> float | None:
+        if action == act.STOP:
+            return stop
+        assert isinstance(action, act.Reroll)
+        k = h if action.count is None else action.count
+        other = goal if action.switch is None else card_goal(action.switch)
+        back = solver._back(h, r, n, other, snapshot, toronto)
+        rest = solver._reroll_rest(h, r, n, k, other, snapshot, toronto)
+        if other in nodes:
+            loop = nodes[other].best[0]
+            again = loop if back is None else max(back[0], loop)
+        else:
+            assert back is not None
+            again = back[0]
+        return rest[0] + 3.0**-k * again
+
+    return decide
+
+
+def _count(symbol: Symbol, dice: Dice) -> int:
+    """The dice counted for a card of ``symbol`` (heads, rays or nukes; none for a bust)."""
+    h, r, n = dice
+    return {Symbol.RAY: r, Symbol.NUKE: n, Symbol.HEAD: h}.get(symbol, 0)

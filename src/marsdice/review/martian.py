@@ -1,0 +1,141 @@
+"""Martian Dice values for the review, from the exact solvers.
+
+Decisions are valued by :func:`marsdice.solve.policy.analyze` (what ``marsdice analyze``
+prints): each legal move's win probability with optimal play afterwards (two players exact;
+three players exact from the 3-player tables when they apply, else the approximation of
+:mod:`marsdice.solve.multi`), or solo the expected number of turns to reach the target.
+
+A turn roll is valued with the same solved turn the mover decides from: before the roll, the
+value of rolling (:func:`marsdice.solve.policy.roll_value`, the expectation over every roll);
+after it, the best move's value at the choice it leads to, or the utility of the turn's score
+when the roll ended the turn. A roll-off roll is valued exactly: the roller's chance to win
+the roll-off (a tie at the top later is worth ``1/k`` to each of the ``k`` tied players, in
+both roll-off modes, by symmetry).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+from marsdice.core.game import Action, GameState
+from marsdice.martian.events import TurnScored
+from marsdice.martian.game import as_state
+from marsdice.martian.rules import Face, Phase, Roll, State, Variant
+from marsdice.review.model import SOLO_TURNS, WIN_PROBABILITY, Method, Thresholds
+from marsdice.solve.policy import (
+    action_values,
+    analyze,
+    exact_three_players,
+    mover_solution,
+    roll_value,
+)
+
+_LETTERS: Final = "TRHCK"
+
+
+def method_for(variant: Variant) -> Method:
+    """How the review values this variant's decisions (the same tables the winprob bot
+    plays from)."""
+    if variant.solo:
+        return "solo-expected-turns"
+    if variant.players == 2:
+        return "exact-2p"
+    if variant.players == 3 and exact_three_players(variant.target, variant.dice):
+        return "exact-3p"
+    return "approximation"
+
+
+class MartianValuator:
+    """Values of Martian Dice moves and rolls for one variant."""
+
+    estimate = False
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.solo = variant.solo
+        self.method: Method = method_for(variant)
+        self.unit = "expected turns" if self.solo else "win probability"
+        self.higher_is_better = not self.solo
+        self.thresholds: Thresholds = SOLO_TURNS if self.solo else WIN_PROBABILITY
+
+    def values(self, state: GameState) -> list[tuple[Action, float | None]]:
+        """Each legal move with its value (win probability, or solo expected turns)."""
+        out: list[tuple[Action, float | None]] = []
+        for row in analyze(as_state(state)):
+            value = row.expected_turns if self.solo else row.win_probability
+            out.append((row.action, value))
+        return out
+
+    def chance(self, before: GameState, outcome: Action) -> tuple[int, float, float] | None:
+        """``(seat, value before, value after)`` of a roll, for the seat whose dice they are."""
+        state = as_state(before)
+        assert isinstance(outcome, Roll)
+        if state.phase is Phase.ROLLOFF:
+            return state.roller, *_rolloff_values(state, outcome)
+        solution, column = mover_solution(state)
+        expected = roll_value(state, solution, column)
+        after = state.apply(outcome)
+        if after.phase is Phase.CHOOSE:
+            got = max(value for _, value in action_values(after, solution, column))
+        else:  # nothing to take: the roll ended the turn
+            score = next(e.score for e in after.events if isinstance(e, TurnScored))
+            got = float(solution.utility[score, column])
+        if self.solo:  # the solver's solo value is minus the expected turns after this one
+            base = state.turns[0] + 1
+            return state.seat, base - expected, base - got
+        return state.seat, expected, got
+
+    def describe(self, state: GameState) -> str:
+        """The position in one line: scores, the dice set aside, the roll or what is left."""
+        s = as_state(state)
+        scores = "–".join(map(str, s.scores))
+        aside = _text(s.set_aside) or "nothing"
+        where = f"scores {scores}" + (" · last round" if s.end_triggered else "")
+        if s.phase is Phase.CHOOSE:
+            assert s.rolled is not None
+            return f"{where} · aside {aside} · rolled {_text(s.rolled)}"
+        return f"{where} · aside {aside} (worth {s.turn_score}) · {s.dice_left} dice left"
+
+
+def _text(counts: Sequence[int]) -> str:
+    return "".join(letter * count for letter, count in zip(_LETTERS, counts, strict=True))
+
+
+def _rolloff_values(state: State, outcome: Roll) -> tuple[float, float]:
+    """The roller's chance to win the roll-off before and after their roll."""
+    rays_of: dict[int, float] = {}
+    for roll, p in state.chance_outcomes():
+        rays_of[roll[Face.RAY]] = rays_of.get(roll[Face.RAY], 0.0) + float(p)
+    # the other contenders: (their best rays, how many have it) -> probability
+    others: dict[tuple[int, int], float] = {(-1, 0): 1.0}
+    known = list(state.rolloff_rays)
+    unknown = len(state.rolloff_seats) - len(known) - 1
+    for rays in known:
+        others = _add_rays(others, {rays: 1.0})
+    for _ in range(unknown):
+        others = _add_rays(others, rays_of)
+
+    def chance(mine: int) -> float:
+        total = 0.0
+        for (best, count), p in others.items():
+            if mine > best:
+                total += p
+            elif mine == best:
+                total += p / (count + 1)
+        return total
+
+    before = math.fsum(p * chance(rays) for rays, p in rays_of.items())
+    return before, chance(outcome[Face.RAY])
+
+
+def _add_rays(
+    others: dict[tuple[int, int], float], rays_of: dict[int, float]
+) -> dict[tuple[int, int], float]:
+    out: dict[tuple[int, int], float] = {}
+    for (best, count), p in others.items():
+        for rays, q in rays_of.items():
+            key = (rays, 1) if rays > best else (best, count + (rays == best))
+            out[key] = out.get(key, 0.0) + p * q
+    return out
