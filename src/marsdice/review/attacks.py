@@ -88,16 +88,15 @@ class AttacksValuator:
 
     def describe(self, state: GameState) -> str:
         s = as_state(state)
-        vp = "–".join(map(str, s.scores))
-        where = f"VP {vp}" + (" · last round" if s.end_triggered else "")
+        where = "VP " + "–".join(map(str, s.scores)) + (" · last round" if s.end_triggered else "")
         if s.target is None:
             return f"{where} · {s.phase.value}"
         card = s.card(s.target)
         need = card.requirement - s.token(s.seat, s.target)
         h, r, n = s.dice
         return (
-            f"{where} · target {card.slug} ({card.symbol.value}, {need} needed) · "
-            f"dice {h} heads, {r} rays, {n} nukes (limit {s.nuke_limit}) · {s.phase.value}"
+            f"{where} · {card.slug} ({need} {card.symbol.value}) · "
+            f"{h}H {r}R {n}N, limit {s.nuke_limit} · {s.phase.value}"
         )
 
 

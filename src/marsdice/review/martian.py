@@ -88,15 +88,15 @@ class MartianValuator:
         return state.seat, expected, got
 
     def describe(self, state: GameState) -> str:
-        """The position in one line: scores, the dice set aside, the roll or what is left."""
+        """The position in one line: the scores, the dice set aside, the roll or the dice left."""
         s = as_state(state)
-        scores = "–".join(map(str, s.scores))
+        where = "–".join(map(str, s.scores)) + (" · last round" if s.end_triggered else "")
         aside = _text(s.set_aside) or "nothing"
-        where = f"scores {scores}" + (" · last round" if s.end_triggered else "")
         if s.phase is Phase.CHOOSE:
             assert s.rolled is not None
-            return f"{where} · aside {aside} · rolled {_text(s.rolled)}"
-        return f"{where} · aside {aside} (worth {s.turn_score}) · {s.dice_left} dice left"
+            return f"{where} · aside {aside} · roll {_text(s.rolled)}"
+        left = f"{s.dice_left} {'die' if s.dice_left == 1 else 'dice'} left"
+        return f"{where} · aside {aside} ({s.turn_score} pt) · {left}"
 
 
 def _text(counts: Sequence[int]) -> str:
