@@ -126,7 +126,7 @@ def test_luck_is_zero_on_average_at_every_roll() -> None:
     from marsdice.review.martian import MartianValuator
 
     start, actions = played(MARTIAN, {"players": 2, "target": 12, "dice": 7}, ["cautious"] * 2, 3)
-    valuator = MartianValuator(replace(Variant(), players=2, target=12, dice=7))
+    valuator = MartianValuator(Variant(players=2, target=12, dice=7))
     state = start
     checked = 0
     for action in actions[:40]:

@@ -91,7 +91,9 @@ def review_game(
         if state.is_terminal:
             raise RecordError(f"move {index} ({text!r}): the game was already over")
         try:
-            action = state.parse_action(move) if isinstance(move, str) else move
+            # read back in context: the canonical action (Mars Attacks' reroll of every
+            # head has one value however it was built)
+            action = state.parse_action(text)
             after = state.apply(action)
         except MarsDiceError as error:
             raise RecordError(f"move {index} ({text!r}): {error}") from None
