@@ -471,3 +471,23 @@ def test_scripted_choice_values_match_the_analysis() -> None:
     assert decision.loss == (
         0.0 if rows["humans"] >= best - 1e-9 else pytest.approx(best - rows["humans"])
     )
+
+
+def test_a_move_built_another_way_is_the_same_move() -> None:
+    """Rerolling every head, written with its count, is the engine's one reroll move: the
+    review reads moves back in context and marks it exactly as the canonical form."""
+    from marsdice.attacks.actions import Reroll
+
+    start, actions = played(ATTACKS, {"players": 2}, ["planner", "planner"], 3)
+    state = start
+    rewritten: list[Action] = []
+    changed = 0
+    for action in actions:
+        if isinstance(action, Reroll) and action.count is None:
+            rewritten.append(Reroll(state.heads, action.switch))  # type: ignore[attr-defined]
+            changed += 1
+        else:
+            rewritten.append(action)
+        state = state.apply(action)
+    assert changed > 0
+    assert review_game(ATTACKS, start, rewritten) == review_game(ATTACKS, start, actions)
