@@ -13,6 +13,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from marsdice.cli import main as cli_main
 from marsdice.cli import review as cli_review
 from marsdice.core import play_out
 from marsdice.core.errors import RecordError
-from marsdice.core.game import Action, Game, GameState
+from marsdice.core.game import JSON, Action, Game, GameState
 from marsdice.games import get_game
 from marsdice.martian import Face, Roll, State, Take, Variant, new_game
 from marsdice.review import (
@@ -37,16 +38,17 @@ from marsdice.review import (
     review_game,
     review_record,
 )
+from marsdice.review.martian import MartianValuator
 
 MARTIAN = get_game("martian")
 ATTACKS = get_game("attacks")
 
 
 def played(
-    game: Game, params: dict[str, object], bots: list[str], seed: int
+    game: Game, params: Mapping[str, JSON], bots: list[str], seed: int
 ) -> tuple[GameState, tuple[Action, ...]]:
     """A seeded game between the named bots: its opening and every action."""
-    variant = game.variant_from_params(params)  # type: ignore[arg-type]
+    variant = game.variant_from_params(params)
     rng = random.Random(seed)
     start = game.start(variant, rng)
     agents = [make_bot(game, name, seed=i).choose for i, name in enumerate(bots)]
@@ -121,10 +123,14 @@ def test_weaker_play_loses_and_every_figure_adds_up() -> None:
         )
 
 
+def after(valuator: MartianValuator, state: GameState, outcome: Action) -> float:
+    found = valuator.chance(state, outcome)
+    assert found is not None
+    return found[2]
+
+
 def test_luck_is_zero_on_average_at_every_roll() -> None:
     """Before a roll is the probability-weighted mean of after it, over every outcome."""
-    from marsdice.review.martian import MartianValuator
-
     start, actions = played(MARTIAN, {"players": 2, "target": 12, "dice": 7}, ["cautious"] * 2, 3)
     valuator = MartianValuator(Variant(players=2, target=12, dice=7))
     state = start
@@ -133,7 +139,7 @@ def test_luck_is_zero_on_average_at_every_roll() -> None:
         if state.is_chance_node:
             found = valuator.chance(state, action)
             assert found is not None
-            mean = sum(float(p) * valuator.chance(state, o)[2] for o, p in state.chance_outcomes())  # type: ignore[index]
+            mean = sum(float(p) * after(valuator, state, o) for o, p in state.chance_outcomes())
             assert mean == pytest.approx(found[1], abs=1e-12)
             checked += 1
         state = state.apply(action)
@@ -464,7 +470,10 @@ def test_scripted_choice_values_match_the_analysis() -> None:
     state = new_game(Variant(players=2, target=12, dice=7)).apply(Roll.parse("TRRHHCK"))
     review = review_game(MARTIAN, new_game(state.variant), ["TRRHHCK", "humans"])
     decision = review.decisions[0]
-    rows = {row.action.text(): row.win_probability for row in analyze(state)}
+    rows: dict[str, float] = {}
+    for row in analyze(state):
+        assert row.win_probability is not None
+        rows[row.action.text()] = row.win_probability
     assert {c.move: c.value for c in decision.choices} == rows
     assert decision.played == Take(Face.HUMAN).text()
     best = max(rows.values())
