@@ -44,6 +44,7 @@ COMMANDS: Final = {
     "analyze": "marsdice.cli.analyze",
     "verify": "marsdice.cli.verify",
     "serve": "marsdice.cli.serve",
+    "connect": "marsdice.cli.connect",
 }
 
 _HELP: Final = {
@@ -53,6 +54,7 @@ _HELP: Final = {
     "analyze": "Martian Dice: every choice in a position with its expected score and win chance",
     "verify": "check a fair game's record: every roll and the deal against the revealed seed",
     "serve": "run the online server: a lobby and WebSocket play (docs/server.md)",
+    "connect": "play (or watch) at a table of an online server, in person or with a bot",
 }
 
 _EPILOG: Final = (

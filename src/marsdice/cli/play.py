@@ -197,7 +197,7 @@ class PlaySession:
         self.console = console
         self.delay = delay
         self.hints = hints
-        self.read_line = read_line or self._read_terminal
+        self.read_line = read_line or ActionPrompt.terminal(console)
         self.save_failed = False
 
     def play(
@@ -264,16 +264,65 @@ class PlaySession:
                 yield
 
     def _ask(self, state: GameState, seat: Seat) -> Action:
-        self.view.render_board(self.console, state, self.names)
+        prompt = ActionPrompt(self.view, self.console, self.read_line, hints=self.hints)
+        return prompt.ask(state, seat.name, self.names)
+
+    def _save(self, path: Path, start: GameState, moves: list[str], seed: int | None) -> None:
+        tags = [("Date", time.strftime("%Y.%m.%d"))]
+        if seed is not None:
+            tags.append(("Seed", str(seed)))
+        record = self.game.make_record(self.names, start, moves, tags)
+        text = self.game.dumps(record)
+        try:
+            written = write_text_safely(path, text)
+        except MarsDiceError as error:
+            self.save_failed = True
+            print_error(str(error))
+            return
+        self.console.print(f"Record saved to [bold]{escape(str(written))}[/].")
+
+
+class ActionPrompt:
+    """Asks a person at the keyboard for a move in the game's notation, checked on ``state``:
+    ``help``, ``rules`` / ``?``, and ``quit`` (confirmed; raises :class:`Abandoned`). Shared
+    by ``marsdice play`` and the online client (``marsdice connect``)."""
+
+    def __init__(
+        self,
+        view: GameView,
+        console: Console,
+        read_line: Callable[[str], str] | None = None,
+        *,
+        hints: bool = False,
+    ) -> None:
+        self.view = view
+        self.console = console
+        self.read_line = read_line or self.terminal(console)
+        self.hints = hints
+
+    @staticmethod
+    def terminal(console: Console) -> Callable[[str], str]:
+        """Read a line, first throwing away keys typed while the computer played."""
+
+        def read(prompt: str) -> str:
+            _discard_typeahead()
+            return console.input(prompt)
+
+        return read
+
+    def ask(self, state: GameState, name: str, names: Sequence[str]) -> Action:
+        """Show the board (``names``: every seat's) and a hint, then read until a legal move
+        is typed."""
+        self.view.render_board(self.console, state, names)
         if self.hints:
             hint = self.view.hint(state)
             if hint:
                 self.console.print(f"[dim]hint: {escape(hint)}[/]")
         while True:
-            text = self.read_line(f"[bold]{escape(seat.name)}[/] > ").strip()
+            text = self.read_line(f"[bold]{escape(name)}[/] > ").strip()
             word = text.lower()
             if word in QUIT_WORDS:
-                if self._confirm_quit():
+                if self.confirm_quit():
                     raise Abandoned
                 continue
             if word in RULES_WORDS:  # "?": the rules, then what may be typed now
@@ -292,28 +341,9 @@ class PlaySession:
                 continue
             return action
 
-    def _confirm_quit(self) -> bool:
+    def confirm_quit(self) -> bool:
         answer = self.read_line("Quit this game? (y/N) ").strip().lower()
         return answer in YES_WORDS
-
-    def _read_terminal(self, prompt: str) -> str:
-        """Read a line, first throwing away keys typed while the computer played."""
-        _discard_typeahead()
-        return self.console.input(prompt)
-
-    def _save(self, path: Path, start: GameState, moves: list[str], seed: int | None) -> None:
-        tags = [("Date", time.strftime("%Y.%m.%d"))]
-        if seed is not None:
-            tags.append(("Seed", str(seed)))
-        record = self.game.make_record(self.names, start, moves, tags)
-        text = self.game.dumps(record)
-        try:
-            written = write_text_safely(path, text)
-        except MarsDiceError as error:
-            self.save_failed = True
-            print_error(str(error))
-            return
-        self.console.print(f"Record saved to [bold]{escape(str(written))}[/].")
 
 
 def _discard_typeahead() -> None:

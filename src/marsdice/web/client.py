@@ -1,0 +1,289 @@
+"""A client of the online server for bot authors and the terminal (``marsdice connect``).
+
+:class:`TableClient` speaks the protocol of ``docs/protocol.md`` with typed messages (the
+pydantic models of :mod:`marsdice.web.schemas`): the lobby over REST with httpx, play over a
+WebSocket with the ``websockets`` library. It knows no rule of either game; the terminal
+client rebuilds a game state from what it receives (:class:`LocalGame`).
+
+Every failure a caller must tell apart is a :class:`ClientError` with the protocol's code
+and the ``marsdice`` exit code it ends a command with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Final, Self
+
+import httpx
+from pydantic import ValidationError
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from marsdice.core.errors import MarsDiceError
+from marsdice.core.game import Action, Game, GameState, Step
+from marsdice.web.schemas import (
+    ActionMessage,
+    ErrorMessage,
+    Hello,
+    JoinedTable,
+    JoinTable,
+    Ping,
+    Pong,
+    StateMessage,
+)
+
+__all__ = ["ClientError", "ConnectionLost", "LocalGame", "ServerMessage", "TableClient"]
+
+#: a server that does not answer in this many seconds is taken as unreachable
+TIMEOUT: Final = 10.0
+
+ServerMessage = StateMessage | ErrorMessage | Pong
+
+
+class ClientError(MarsDiceError):
+    """A request the server refused (``code`` from the protocol) or could not be sent.
+
+    ``exit_code`` is 2 (bad input: a wrong table, token or URL, an unreachable server) unless
+    a subclass says otherwise."""
+
+    exit_code = 2
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ConnectionLost(ClientError):
+    """The WebSocket closed or failed while playing: reconnecting may help."""
+
+    exit_code = 1
+
+
+class TableClient:
+    """One seat (or a spectator) at one table of a server.
+
+    Use as ``async with TableClient(url, table_id) as client:``; then :meth:`join` for a new
+    seat's token, :meth:`hello` to open the play connection (returns the first ``state``),
+    :meth:`act` to play on a version, and :meth:`receive` for each next message.
+    """
+
+    def __init__(self, base_url: str, table_id: str, *, timeout: float = TIMEOUT) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.table_id = table_id
+        self.timeout = timeout
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
+        self._ws: ClientConnection | None = None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.disconnect()
+        await self._http.aclose()
+
+    # -- the lobby --
+
+    async def table(self) -> dict[str, Any]:
+        """The table as the lobby shows it (``GET /api/tables/{id}``)."""
+        return await self._request("GET", f"/api/tables/{self.table_id}")
+
+    async def join(self, seat: int, name: str, seed: str | None = None) -> JoinedTable:
+        """Take ``seat`` (``POST .../join``); the answer carries the seat's secret token."""
+        body = JoinTable(seat=seat, name=name, seed=seed).model_dump(exclude_none=True)
+        data = await self._request("POST", f"/api/tables/{self.table_id}/join", body)
+        return JoinedTable.model_validate(data)
+
+    async def _request(
+        self, method: str, path: str, body: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        try:
+            response = await self._http.request(method, path, json=body)
+        except httpx.InvalidURL as error:
+            raise ClientError("bad_url", f"not a server URL: {self.base_url} ({error})") from None
+        except httpx.HTTPError as error:
+            reason = str(error) or type(error).__name__
+            raise ClientError(
+                "unreachable", f"cannot reach the server at {self.base_url}: {reason}"
+            ) from None
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.status_code >= 400 or not isinstance(data, dict):
+            if isinstance(data, dict) and "error" in data:
+                raise ClientError(str(data["error"]), str(data.get("message", "")))
+            raise ClientError(
+                "bad_response",
+                f"{self.base_url} answered {response.status_code}: is it a marsdice server?",
+            )
+        return data
+
+    # -- play --
+
+    @property
+    def ws_url(self) -> str:
+        scheme, _, rest = self.base_url.partition("://")
+        ws = {"http": "ws", "https": "wss"}.get(scheme, scheme)
+        return f"{ws}://{rest}/ws/tables/{self.table_id}"
+
+    async def hello(self, token: str | None = None) -> StateMessage:
+        """Open the play connection (again) and say who you are: a seat's token, or None
+        to watch. Returns the first ``state``; ClientError ``bad_token``/``not_found``."""
+        await self.disconnect()
+        try:
+            self._ws = await connect(
+                self.ws_url, open_timeout=self.timeout, max_size=2**22, compression=None
+            )
+        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as error:
+            reason = str(error) or type(error).__name__
+            raise ConnectionLost(
+                "unreachable", f"cannot reach the server at {self.base_url}: {reason}"
+            ) from None
+        await self._send(Hello(type="hello", token=token).model_dump_json())
+        while True:
+            message = await self.receive()
+            if isinstance(message, StateMessage):
+                return message
+            if isinstance(message, ErrorMessage):
+                raise ClientError(message.code, message.message)
+
+    async def act(self, version: int, action: str) -> None:
+        """Send ``action`` (the game's notation) made on state ``version``."""
+        message = ActionMessage(type="action", version=version, action=action)
+        await self._send(message.model_dump_json())
+
+    async def ping(self) -> None:
+        await self._send(Ping(type="ping").model_dump_json())
+
+    async def receive(self) -> ServerMessage:
+        """The next message from the server (ConnectionLost when the socket closes)."""
+        if self._ws is None:
+            raise ConnectionLost("closed", "not connected: call hello() first")
+        try:
+            text = await self._ws.recv()
+        except ConnectionClosed as closed:
+            raise ConnectionLost("closed", f"the connection closed ({closed.rcvd})") from None
+        except OSError as error:
+            raise ConnectionLost("closed", f"the connection failed: {error}") from None
+        return parse_message(text)
+
+    async def disconnect(self) -> None:
+        """Close the play connection (the seat stays yours)."""
+        if self._ws is not None:
+            ws, self._ws = self._ws, None
+            with contextlib.suppress(OSError, ConnectionClosed):  # already gone
+                await ws.close()
+
+    async def _send(self, text: str) -> None:
+        if self._ws is None:
+            raise ConnectionLost("closed", "not connected: call hello() first")
+        try:
+            await self._ws.send(text)
+        except (ConnectionClosed, OSError) as error:
+            raise ConnectionLost("closed", f"the connection closed: {error}") from None
+
+
+def parse_message(text: str | bytes) -> ServerMessage:
+    """One server message as its model; ClientError ``bad_response`` for anything else."""
+    try:
+        data = json.loads(text)
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind == "state":
+            return StateMessage.model_validate(data)
+        if kind == "error":
+            return ErrorMessage.model_validate(data)
+        if kind == "pong":
+            return Pong.model_validate(data)
+    except (ValueError, ValidationError):
+        pass
+    raise ClientError("bad_response", "the server sent a message this client cannot read")
+
+
+# --- a local copy of the game ------------------------------------------------------------
+
+
+class LocalGame:
+    """A real game state kept in step with the server's ``state`` messages, so that the
+    terminal views and the bots work on it unchanged.
+
+    Martian Dice hides nothing: the state is the public log replayed from the variant's
+    start. Mars Attacks hides the deal and the box: the state is a determinization
+    (:func:`marsdice.attacks.determinize.determinize`), exact in everything the seat sees,
+    the hidden cards a seeded sample; the face-up cards of every version this client saw
+    make that search direct."""
+
+    def __init__(
+        self, game: Game, table: Mapping[str, Any], seat: int | None, seed: str | None = None
+    ) -> None:
+        self.game = game
+        self.variant = game.variant_from_params(table["variant"])
+        self.seat = seat
+        self.rng = random.Random(seed)
+        self.hidden = game.name == "attacks"
+        self.log: list[str] = []
+        self.state: GameState = game.start(self.variant, random.Random(0))
+        self.tops: dict[int, tuple[str | None, ...]] = {}
+
+    def update(self, message: StateMessage) -> list[Step]:
+        """Bring the state to ``message``'s; the steps that are new since the last update
+        (none when the log had to be rebuilt from the start)."""
+        if message.view is None:
+            return []
+        if self.hidden:
+            from marsdice.attacks.determinize import public_tops
+
+            self.tops[message.version] = public_tops(message.view)
+        log = list(message.log)
+        steps: list[Step] = []
+        if log[: len(self.log)] == self.log and self.log:
+            state = self.state
+            for text in log[len(self.log) :]:
+                action = self._parse(state, text)
+                after = state.apply(action)
+                steps.append(Step(state, action, after))
+                state = after
+        else:
+            state = self.game.start(self.variant, random.Random(0))
+            if not self.hidden:
+                for text in log:
+                    state = state.apply(state.parse_action(text))
+        if self.hidden and _plain(self.game.observe(state, self.seat)) != _plain(message.view):
+            state = self._determinize(log, message.view)
+            if steps:
+                steps[-1] = Step(steps[-1].before, steps[-1].action, state)
+        self.log = log
+        self.state = state
+        return steps
+
+    def _parse(self, state: GameState, text: str) -> Action:
+        if self.hidden and text == "draw":  # which card is hidden: any of the box will do
+            from marsdice.attacks.actions import Draw
+            from marsdice.attacks.state import as_state
+
+            known = as_state(state)
+            return Draw(known.slug(known.box[0]))
+        return state.parse_action(text)
+
+    def _determinize(self, log: list[str], view: Mapping[str, Any]) -> GameState:
+        from marsdice.attacks.determinize import determinize
+        from marsdice.attacks.variant import Variant
+
+        assert isinstance(self.variant, Variant)
+        return determinize(self.variant, log, view, self.rng, tops=self.tops)
+
+
+def _plain(value: object) -> Any:
+    """JSON's own form (tuples become lists), as a view arrives over the wire."""
+    return json.loads(json.dumps(value))

@@ -1,0 +1,239 @@
+"""``marsdice connect`` and :class:`marsdice.web.client.TableClient` against a real server
+(uvicorn in a thread on a free loopback port, SQLite in a temporary folder): a bot client
+playing whole games of both games, a scripted person leaving and coming back with the stored
+token, a spectator, a stale version, and the one-line failures."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import socket
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from rich.console import Console
+
+from marsdice.cli import connect as connect_cli
+from marsdice.cli.main import main
+from marsdice.games import get_game, read_record
+from marsdice.web.client import TableClient
+from marsdice.web.schemas import ErrorMessage, StateMessage
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real app under uvicorn in a background thread; its base URL."""
+    import uvicorn
+
+    from marsdice.storage.db import Database
+    from marsdice.web.app import create_app
+
+    folder = tmp_path_factory.mktemp("server")
+    db = Database(f"sqlite:///{folder / 'tables.sqlite3'}")
+    app = create_app(database=db, bot_delay=0, absence_timeout=None)
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical")
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not uv.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    uv.should_exit = True
+    thread.join(timeout=10)
+    db.dispose()
+
+
+@pytest.fixture(autouse=True)
+def seat_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Tokens go to a fresh folder, never the user's."""
+    monkeypatch.setenv(connect_cli.DATA_ENV, str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def new_table(base: str, game: str, variant: dict[str, Any], seats: list[dict[str, str]]) -> str:
+    answer = httpx.post(
+        f"{base}/api/tables", json={"game": game, "variant": variant, "seats": seats}
+    )
+    assert answer.status_code == 201, answer.text
+    table_id: str = answer.json()["id"]
+    return table_id
+
+
+def server_final(base: str, table_id: str) -> tuple[int, ...]:
+    """The final scores of the server's own record of the game."""
+    answer = httpx.get(f"{base}/api/tables/{table_id}/record")
+    assert answer.status_code == 200, answer.text
+    module, record = read_record(answer.text)
+    final = module.replay(record)[-1]
+    assert final.is_terminal
+    return tuple(final.scores)
+
+
+def test_a_bot_client_plays_a_whole_martian_game(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = new_table(
+        server, "martian", {"target": 12}, [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    )
+    options = connect_cli.Options(server, table, seat=0, name="Zed", seed="s1", bot="cautious")
+    outcome = connect_cli.connect(options, console=Console(file=io.StringIO(), width=200))
+    assert outcome.code == 0
+    assert outcome.state is not None and outcome.state.is_terminal
+    assert tuple(outcome.state.scores) == server_final(server, table)
+    assert httpx.get(f"{server}/api/tables/{table}").json()["status"] == "finished"
+    # a spectator of the finished table rebuilds the same end from the public log
+    capsys.readouterr()
+    assert main(["connect", server, table]) == 0
+    out = capsys.readouterr().out
+    assert "watching" in out and "Final scores" in out
+
+
+def test_a_person_plays_leaves_and_comes_back_with_the_stored_token(
+    server: str,
+    seat_files: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    table = new_table(
+        server, "martian", {"target": 30}, [{"kind": "human"}, {"kind": "bot", "bot": "cautious"}]
+    )
+    # one pass of every letter always finds a legal take, then stops the turn
+    script = "zzz\n" + "r\nh\nc\nk\ns\n" * 2 + "quit\nn\nrules\nquit\ny\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    argv = ["connect", server, table, "--seat", "1", "--name", "Ann"]
+    assert main(argv) == 130
+    captured = capsys.readouterr()
+    assert "Joined table" in captured.out and "stand-in" in captured.out
+    actors = _actors(server, table)
+    assert actors.count("human") >= 2  # at least a take and a stop were played
+    files = list((seat_files / "seats").iterdir())
+    assert len(files) == 1
+    assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
+    token = json.loads(files[0].read_text())["token"]
+    assert token not in captured.out + captured.err
+    # the same command again takes the seat back (no second join: the seat is taken)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\ny\n"))
+    assert main(argv) == 130
+    again = capsys.readouterr()
+    assert "Taking back seat 1" in again.out and token not in again.out + again.err
+    # a token that holds no seat: one line, exit 2
+    assert main(["connect", server, table, "--token", "not-a-token"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "token" in err
+
+
+def _actors(base: str, table_id: str) -> list[str]:
+    async def read() -> list[str]:
+        async with TableClient(base, table_id) as client:
+            message = await client.hello(None)
+            return list(message.actors)
+
+    return asyncio.run(read())
+
+
+def test_mars_attacks_with_a_bot_client(server: str) -> None:
+    table = new_table(
+        server, "attacks", {}, [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}]
+    )
+    options = connect_cli.Options(server, table, seat=0, seed="x", bot="planner")
+    outcome = connect_cli.connect(options, console=Console(file=io.StringIO(), width=200))
+    assert outcome.code == 0
+    assert outcome.state is not None and outcome.state.is_terminal
+    assert tuple(outcome.state.scores) == server_final(server, table)
+
+
+def test_a_stale_version_is_read_again(server: str) -> None:
+    """Another connection of the same seat moves first: the client's action on the old
+    version is refused as stale, it reads the table again and asks anew."""
+    from websockets.sync.client import connect as ws_connect
+
+    table = new_table(
+        server, "martian", {"target": 30}, [{"kind": "human"}, {"kind": "bot", "bot": "cautious"}]
+    )
+    options = connect_cli.Options(server, table, seat=0, name="Ann")
+    token: dict[str, str] = {}
+    answers: list[str] = []
+
+    def read_line(prompt: str) -> str:
+        if not token:  # first prompt: play the same move from elsewhere, then answer it
+            path = connect_cli.token_file(server, table)
+            token["t"] = json.loads(path.read_text())["token"]
+            with ws_connect(f"ws{server[4:]}/ws/tables/{table}") as ws:
+                ws.send(json.dumps({"type": "hello", "token": token["t"]}))
+                state = json.loads(ws.recv())
+                move = state["view"]["legal_actions"][0]
+                ws.send(json.dumps({"type": "action", "version": state["version"], "action": move}))
+                while json.loads(ws.recv())["version"] == state["version"]:
+                    pass
+            answers.append(move)
+            return move
+        answers.append(["s", "quit", "y"][len(answers) - 1])
+        return answers[-1]
+
+    out = io.StringIO()
+    outcome = connect_cli.connect(
+        options, console=Console(file=out, width=200), read_line=read_line
+    )
+    assert outcome.code == 130
+    text = out.getvalue()
+    # the move made elsewhere was shown, the same move on the old version refused as stale,
+    # the table read again: the stop typed at the next prompt was played once
+    assert "your action was made on version" in text, text
+    assert answers[:2] == [answers[0], "s"]
+    assert _actors(server, table).count("human") == 2
+    assert "looking again" in text
+
+
+def test_the_table_client_speaks_typed_messages(server: str) -> None:
+    table = new_table(
+        server, "martian", {"target": 30}, [{"kind": "human"}, {"kind": "bot", "bot": "cautious"}]
+    )
+
+    async def scenario() -> tuple[StateMessage, Any, Any]:
+        async with TableClient(server, table) as client:
+            joined = await client.join(0, "Bea")
+            first = await client.hello(joined.token)
+            await client.act(
+                first.version + 5, first.view["legal_actions"][0] if first.view else ""
+            )
+            stale = await client.receive()
+            await client.act(first.version, "stop")  # not legal right after a roll
+            illegal = await client.receive()
+            return first, stale, illegal
+
+    first, stale, illegal = asyncio.run(scenario())
+    assert first.your_turn and first.seat == 0
+    assert isinstance(stale, ErrorMessage) and stale.code == "stale_version"
+    assert isinstance(illegal, ErrorMessage) and illegal.code == "illegal_action"
+
+
+def test_a_bad_table_or_server_is_one_line(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["connect", server, "nosuchtable"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "marsdice: error:" in err and "Traceback" not in err
+    dead = f"http://127.0.0.1:{free_port()}"
+    assert main(["connect", dead, "abc", "--seat", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot reach the server" in err
+    table = new_table(server, "martian", {}, [{"kind": "human"}, {"kind": "bot", "bot": "random"}])
+    assert main(["connect", server, table, "--seat", "1", "--bot", "nobody"]) == 2
+    assert "no bot 'nobody'" in capsys.readouterr().err
