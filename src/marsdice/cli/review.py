@@ -64,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         const=STDOUT,
         metavar="FILE",
-        help="write the review as JSON to FILE, or to standard output with no FILE",
+        help="write the review as JSON to FILE, or to standard output with no FILE (or -)",
     )
     parser.add_argument(
         "--overwrite", action="store_true", help="let --json replace an existing file"
