@@ -99,6 +99,7 @@ class Plan:
     stall: float
     spread: str
     deflate: bool
+    think: float  # mean seconds a client waits before each action (0: at once)
 
 
 @dataclass(slots=True)
@@ -273,6 +274,8 @@ class Clients:
             view = message["view"]
             if view is None or not view["legal_actions"] or version <= acted:
                 continue
+            if self.plan.think > 0:  # a person's pace: not part of the latency
+                await asyncio.sleep(rng.expovariate(1 / self.plan.think))
             action = rng.choice(view["legal_actions"])
             if message is not retry:
                 retry, retries = message, 0
@@ -558,6 +561,7 @@ def measure(
         stall=args.stall_timeout,
         spread=args.spread,
         deflate=not args.no_deflate,
+        think=args.think,
     )
     load = os.getloadavg()[0]
     server_cpu = [server.cpu() for server in server_list]
@@ -686,6 +690,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "(needs processes that push steps to each other)",
     )
     parser.add_argument("--no-deflate", action="store_true", help="no WebSocket compression")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="mean time a client waits before each action (exponential), as a person would; "
+        "default 0: at once, the most load the tables can make",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
     parser.add_argument(
         "--stall-timeout",
@@ -702,6 +714,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--seats: Mars Attacks needs at least 2")
     if args.duration is not None and args.duration <= 0:
         parser.error("--duration must be positive")
+    if args.think < 0:
+        parser.error("--think must not be negative")
     if args.stall_timeout <= 0:
         parser.error("--stall-timeout must be positive")
     return args
