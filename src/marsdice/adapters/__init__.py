@@ -1,0 +1,42 @@
+"""Research interfaces: both games as OpenSpiel games, PettingZoo AEC environments and a
+single-agent Gymnasium environment (see ``docs/research.md``).
+
+Each interface is a submodule (:mod:`marsdice.adapters.openspiel`,
+:mod:`marsdice.adapters.pettingzoo`, :mod:`marsdice.adapters.gymnasium`) that needs the
+optional ``research`` extra. Importing this package imports none of them, so ``import
+marsdice`` and the CLI never pay for OpenSpiel, PettingZoo, Gymnasium or numpy; the shared,
+dependency-free pieces are :mod:`marsdice.adapters.encoding` (the observation vectors) and
+:mod:`marsdice.adapters.common` (the move cap).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+
+from marsdice.core.errors import MarsDiceError
+
+#: what to tell a user who lacks the extra
+INSTALL_HINT = "pip install 'marsdice[research]'"
+
+
+class ResearchExtraMissing(MarsDiceError, ImportError):
+    """A research interface was used without its optional dependencies installed."""
+
+    exit_code = 2
+
+
+def require(module: str) -> ModuleType:
+    """Import one of the extra's modules, or raise a one-line error saying how to get it.
+
+    >>> require("no_such_research_module")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    marsdice.adapters.ResearchExtraMissing: no_such_research_module is not installed: ...
+    """
+    try:
+        return import_module(module)
+    except ImportError as error:
+        raise ResearchExtraMissing(
+            f"{module} is not installed: the research interfaces need {INSTALL_HINT}"
+        ) from error

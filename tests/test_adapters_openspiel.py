@@ -1,0 +1,168 @@
+"""The OpenSpiel adapter: OpenSpiel's own random-simulation checks over both games and a spread
+of variants, the game types, exact chance, the move cap, and OpenSpiel's MCTS playing."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from marsdice.adapters.encoding import encoder
+from marsdice.core.errors import VariantError
+from marsdice.games import get_game
+
+pyspiel: Any = pytest.importorskip("pyspiel", reason="the research extra is not installed")
+adapter: Any = pytest.importorskip("marsdice.adapters.openspiel")
+
+MARTIAN = "python_marsdice_martian"
+ATTACKS = "python_marsdice_attacks"
+
+VARIANTS = [
+    (MARTIAN, {"players": 1, "target": 5, "dice": 6}),
+    (MARTIAN, {"players": 2, "target": 4, "dice": 5, "rolloff_dice": 3}),
+    (MARTIAN, {"players": 3, "target": 3, "dice": 4, "rolloff_mode": "single"}),
+    (MARTIAN, {"players": 4, "target": 3, "dice": 4, "rolloff_dice": 2}),
+    (MARTIAN, {"players": 2, "target": 8, "max_moves": 30}),
+    (ATTACKS, {"players": 2}),
+    (ATTACKS, {"players": 3, "difficulty": "hard", "reroll": "subset", "end_stacks": 1}),
+    (
+        ATTACKS,
+        {"players": 4, "bombed": "whole-turn", "seattle": "after-target", "denver": "target"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_openspiel_random_simulation_checks(name: str, params: dict[str, Any]) -> None:
+    game = pyspiel.load_game(name, params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_game_types_are_truthful() -> None:
+    info = pyspiel.GameType.Information
+    utility = pyspiel.GameType.Utility
+    martian = pyspiel.load_game(MARTIAN, {"players": 2})
+    attacks = pyspiel.load_game(ATTACKS, {"players": 3})
+    solo = pyspiel.load_game(MARTIAN, {"players": 1})
+    assert martian.get_type().information == info.PERFECT_INFORMATION
+    assert attacks.get_type().information == info.IMPERFECT_INFORMATION
+    for game in (martian, attacks):
+        kind = game.get_type()
+        assert kind.utility == utility.CONSTANT_SUM and game.utility_sum() == 1.0
+        assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+        assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    assert solo.get_type().utility == utility.GENERAL_SUM and solo.max_utility() == -1.0
+    ours = get_game("attacks")
+    variant = ours.variant_from_params({"players": 3})
+    assert attacks.num_distinct_actions() == ours.num_actions(variant)
+    assert attacks.max_chance_outcomes() == ours.num_chance_outcomes(variant)
+    assert attacks.num_players() == 3
+
+
+def test_parameters_map_to_variants_and_bad_ones_are_refused() -> None:
+    game = pyspiel.load_game(f"{MARTIAN}(players=3,target=9,rolloff_mode=single)")
+    assert game.variant == get_game("martian").variant_from_params(
+        {"players": 3, "target": 9, "rolloff_mode": "single"}
+    )
+    assert game.max_moves == 100 * 3 * 3 * 13
+    attacks = pyspiel.load_game(ATTACKS, {"players": 2, "reroll": "subset"})
+    assert attacks.variant.reroll.value == "subset"
+    with pytest.raises(VariantError, match="players"):
+        pyspiel.load_game(MARTIAN, {"players": 11})
+    with pytest.raises(pyspiel.SpielError, match="colour"):
+        pyspiel.load_game(MARTIAN, {"colour": 1})
+
+
+def test_chance_outcomes_are_the_engines_exact_lists() -> None:
+    game = pyspiel.load_game(MARTIAN, {"players": 2, "dice": 3})
+    state = game.new_initial_state()
+    ours = get_game("martian")
+    exact = {ours.encode_chance(state.state, roll): p for roll, p in state.state.chance_outcomes()}
+    assert dict(state.chance_outcomes()) == {k: float(p) for k, p in exact.items()}
+    assert sum(exact.values()) == Fraction(1)
+    assert [a for a, _ in state.chance_outcomes()] == sorted(exact)
+
+
+def test_mars_attacks_deal_is_explicit_chance_and_hidden() -> None:
+    game = pyspiel.load_game(ATTACKS, {"players": 2})
+    cards = len(game.variant.cards)
+    first = game.new_initial_state()
+    ids = [action for action, _ in first.chance_outcomes()]
+    for dealt, action in enumerate(ids[:8]):
+        assert first.is_chance_node()
+        outcomes = first.chance_outcomes()
+        assert len(outcomes) == cards - dealt
+        assert all(p == pytest.approx(1 / (cards - dealt)) for _, p in outcomes)
+        first.apply_action(action)
+    assert first.state is not None and not first.is_chance_node()
+    assert [len(stack) for stack in first.state.stacks] == [2, 2, 2, 2]
+    # the same face-up cards, the face-down ones of stacks 1 and 2 swapped
+    second = game.new_initial_state()
+    for action in (ids[0], ids[3], ids[2], ids[1], *ids[4:8]):
+        second.apply_action(action)
+    assert first.state.stacks != second.state.stacks
+    for seat in range(2):
+        assert first.observation_tensor(seat) == second.observation_tensor(seat)
+        assert first.observation_string(seat) == second.observation_string(seat)
+
+
+def test_observation_tensor_is_the_encoded_view() -> None:
+    game = pyspiel.load_game(MARTIAN, {"players": 3, "target": 6})
+    state = game.new_initial_state()
+    rng = random.Random(5)
+    ours = get_game("martian")
+    enc = encoder(ours, game.variant, game.max_moves)
+    while not state.is_terminal():
+        for seat in range(3):
+            expected = enc.encode(ours.observe(state.state, seat))
+            assert state.observation_tensor(seat) == pytest.approx(expected)
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_the_move_cap_ends_a_game_with_the_leaders_sharing() -> None:
+    game = pyspiel.load_game(MARTIAN, {"players": 2, "max_moves": 7})
+    state = game.new_initial_state()
+    rng = random.Random(1)
+    moves = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[-1][0])  # thirteen chickens, say
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        moves += 1
+    assert moves == 7 and not state.state.is_terminal
+    scores = state.state.scores
+    best = max(scores)
+    leaders = [seat for seat, score in enumerate(scores) if score == best]
+    assert state.returns() == [1 / len(leaders) if s in leaders else 0.0 for s in range(2)]
+
+
+@pytest.mark.parametrize(("name", "params"), [(MARTIAN, {"target": 6}), (ATTACKS, {})])
+def test_openspiel_mcts_plays_our_games(name: str, params: dict[str, Any]) -> None:
+    from open_spiel.python.algorithms import mcts
+
+    np = pytest.importorskip("numpy")
+    game = pyspiel.load_game(name, {"players": 2, **params})
+    rng = np.random.RandomState(3)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = mcts.MCTSBot(game, 2.0, 8, evaluator, random_state=rng, solve=False)
+    state = game.new_initial_state()
+    decisions = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(actions, p=probs)))
+        else:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            decisions += 1
+    assert decisions > 0
+    assert sum(state.returns()) == pytest.approx(1.0)
