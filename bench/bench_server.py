@@ -78,6 +78,13 @@ class _Abandon(Exception):
         self.code = code
 
 
+class _Cut(_Abandon):
+    """The run's deadline passed: the game under way is cut, which is not an error."""
+
+    def __init__(self) -> None:
+        super().__init__("cut")
+
+
 # -- the load: one asyncio process of WebSocket clients -----------------------------------
 
 
@@ -155,25 +162,24 @@ class Clients:
         plan = self.plan
         number = 0
         while plan.games_per_table is None or number < plan.games_per_table:
-            started = self.tally.games_started
-            try:
-                if plan.deadline is None:
-                    await self.game(http, lane, number)
-                else:
-                    left = plan.deadline - time.monotonic()
-                    if left <= 0:
-                        return
-                    async with asyncio.timeout(left):
-                        await self.game(http, lane, number)
-            except TimeoutError:  # the deadline (a stall is an _Abandon)
-                if self.tally.games_started > started:
-                    self.tally.games_cut += 1
+            if self._past():
                 return
+            started: list[bool] = []  # the game sets it once every seat is joined
+            try:
+                await self.game(http, lane, number, started)
             except _Abandon as abandon:
+                if isinstance(abandon, _Cut) or self._past():  # the run stopped under it
+                    self.tally.games_cut += len(started)
+                    return
                 self.tally.errors[abandon.code] += 1
             except Exception as error:  # a bug in this client: counted, the other lanes go on
                 self.tally.errors[f"client_{type(error).__name__}"] += 1
             number += 1
+
+    def _past(self) -> bool:
+        """The deadline passed. Checked by the clients themselves: cancelling them from
+        outside could be lost in Python 3.11's ``asyncio.wait_for`` and let a game run on."""
+        return self.plan.deadline is not None and time.monotonic() >= self.plan.deadline
 
     async def _post(
         self, http: httpx.AsyncClient, stage: str, url: str, body: dict[str, Any]
@@ -188,9 +194,13 @@ class Clients:
             except (ValueError, KeyError, TypeError):
                 code = "unreadable"
             raise _Abandon(f"{stage}_{answer.status_code}_{code}")
+        if self._past():
+            raise _Cut
         return answer.json()
 
-    async def game(self, http: httpx.AsyncClient, lane: int, number: int) -> None:
+    async def game(
+        self, http: httpx.AsyncClient, lane: int, number: int, started: list[bool]
+    ) -> None:
         """Create a table, join every seat, play the game to its end over WebSockets."""
         plan = self.plan
         game = plan.games[lane % len(plan.games)]
@@ -206,6 +216,7 @@ class Clients:
             url = f"{self._server(lane, seat)}/api/tables/{table_id}/join"
             tokens.append(str((await self._post(http, "join", url, join))["token"]))
         self.tally.games_started += 1
+        started.append(True)
         finished: list[bool] = [False] * plan.seats
         try:
             async with asyncio.TaskGroup() as group:
@@ -215,6 +226,8 @@ class Clients:
                     ws_url = f"{ws_url}/ws/tables/{table_id}"
                     group.create_task(self.seat(ws_url, token, rng, finished, seat))
         except ExceptionGroup as group:  # the first seat that failed; the others were cancelled
+            if any(isinstance(error, _Cut) for error in group.exceptions):
+                raise _Cut from None
             first = group.exceptions[0]
             if isinstance(first, _Abandon):
                 raise first from None
@@ -245,11 +258,16 @@ class Clients:
         retry: dict[str, Any] | None = None  # the state last acted on
         retries = 0
         while True:
+            wait = self.plan.stall
+            if self.plan.deadline is not None:
+                wait = min(wait, self.plan.deadline - time.monotonic())
             try:
-                raw = await asyncio.wait_for(ws.recv(), self.plan.stall)
+                raw = await asyncio.wait_for(ws.recv(), max(wait, 0.0))
             except TimeoutError:
-                raise _Abandon("stalled") from None
+                raise (_Cut() if self._past() else _Abandon("stalled")) from None
             now = time.perf_counter()
+            if self._past():
+                raise _Cut
             message = json.loads(raw)
             if message["type"] == "error":
                 errors[str(message["code"])] += 1
@@ -276,6 +294,8 @@ class Clients:
                 continue
             if self.plan.think > 0:  # a person's pace: not part of the latency
                 await asyncio.sleep(rng.expovariate(1 / self.plan.think))
+                if self._past():
+                    raise _Cut
             action = rng.choice(view["legal_actions"])
             if message is not retry:
                 retry, retries = message, 0
@@ -568,7 +588,7 @@ def measure(
     postgres, machine = _postgres_cpu(), _machine_busy()
     start = time.perf_counter()
     tally = run_clients(plan)
-    wall = time.perf_counter() - start
+    elapsed = wall = time.perf_counter() - start
     if args.duration is not None:  # no action is counted after the deadline (closing is not)
         wall = min(wall, args.duration)
     server_cpu = [
@@ -585,6 +605,7 @@ def measure(
         "games_cut": tally.games_cut,
         "actions": len(latencies),
         "wall_s": round(wall, 2),
+        "elapsed_s": round(elapsed, 2),  # wall_s and the clients' closing: the CPU's time base
         "actions_per_s": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
         "latency_ms": dict(zip(("p50", "p90", "p99", "max"), ms, strict=True)),
         "errors": dict(sorted(tally.errors.items())),
@@ -621,7 +642,7 @@ def report(results: Sequence[dict[str, Any]]) -> str:
     lines.append("")
     lines.append("CPU over the run, in cores busy (CPU seconds / wall seconds):")
     for r in results:
-        cpu, wall = r["cpu_s"], r["wall_s"] or 1.0
+        cpu, wall = r["cpu_s"], r["elapsed_s"] or 1.0
         parts = [f"{name} {cpu[key] / wall:.2f}" for key, name in
                  (("servers", "server processes"), ("clients", "client processes"),
                   ("postgres_all", "postgres (all of it)"), ("machine_busy", "whole machine"))

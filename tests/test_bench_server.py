@@ -87,3 +87,20 @@ def test_percentiles_are_nearest_rank(bench: ModuleType) -> None:
     values = [float(v) for v in range(1, 101)]
     assert [bench.percentile(values, q) for q in (0.5, 0.9, 0.99, 1.0)] == [50, 90, 99, 100]
     assert bench.percentile([7.0], 0.5) == 7.0
+
+
+def test_a_deadline_cuts_the_games_under_way_without_errors(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    out = tmp_path / "figures.json"
+    # games to 50 points (about 500 actions) cannot end in the second the run lasts
+    argv = ["--db", "sqlite", "--tables", "2", "--duration", "1", "--target", "50"]
+    assert bench.main([*argv, "--json", str(out)]) == 0
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["errors"] == {}
+    assert result["games_finished"] == 0
+    assert 1 <= result["games_cut"] == result["games_started"] <= 2
+    stored = result["stored"]
+    assert stored["tables"].get("running", 0) == result["games_cut"]
+    # an action sent just before the deadline may be stored but is not timed
+    assert result["actions"] <= stored["steps"]["human"] <= result["actions"] + 2
