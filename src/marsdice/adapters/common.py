@@ -18,6 +18,7 @@ ones) play. Standard library only.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Final
 
@@ -61,3 +62,14 @@ def capped_returns(state: GameState) -> tuple[float, ...]:
     best = max(state.scores)
     leaders = [seat for seat, score in enumerate(state.scores) if score == best]
     return tuple(1.0 / len(leaders) if seat in leaders else 0.0 for seat in range(state.players))
+
+
+def play_chance(
+    state: GameState, rng: random.Random, moves: int, max_moves: int
+) -> tuple[GameState, int]:
+    """Roll (or draw) with ``rng`` until a player decides, the game ends or the cap is
+    reached; the new state and move count. PettingZoo and Gymnasium hide chance this way."""
+    while state.is_chance_node and moves < max_moves:
+        state = state.apply(state.sample_chance(rng))
+        moves += 1
+    return state, moves

@@ -1,0 +1,159 @@
+"""A single-agent Gymnasium environment: you at one seat, our bots at the others (needs
+``pip install 'marsdice[research]'``).
+
+Importing this module registers ``marsdice/Martian-v0`` and ``marsdice/Attacks-v0``:
+
+>>> import gymnasium
+>>> import marsdice.adapters.gymnasium
+>>> table = gymnasium.make("marsdice/Martian-v0", opponent="cautious", target=10)
+>>> observation, info = table.reset(seed=1)
+>>> observation["action_mask"].tolist() == info["action_mask"].tolist()
+True
+
+- Options: ``game`` (set by the id), ``opponent`` (any bot the game registers: Martian Dice
+  ``winprob``, ``expected``, ``cautious``, ``random``; Mars Attacks ``planner``,
+  ``heuristic``, ``random``; default: the game's default opponent), ``seat`` (yours,
+  default 0), ``illegal_reward`` (default -1) and the variant parameters (``players``,
+  ``target``, ... and ``max_moves``, see :mod:`marsdice.adapters.common`). Martian Dice with
+  ``players=1`` is the solo challenge, no opponent.
+- Action space: ``Discrete(Game.num_actions(variant))``, the game's integer encoding.
+- Observation space: ``Dict(observation=Box(0, high, (size,), float32),
+  action_mask=Box(0, 1, (num_actions,), int8))``, the same as PettingZoo's; the mask is
+  also in ``info["action_mask"]`` after ``reset`` and every ``step``. Mask your policy's
+  choice with it: an illegal action ends the episode with ``illegal_reward`` and
+  ``info["illegal_action"] = True``.
+- Chance and the bots' moves happen inside ``step``, seeded by ``reset(seed=...)`` (the bots
+  get seeds drawn from the same generator).
+- Reward: your return from the engine when the game ends (1 shared among the winners, 0 for
+  a loss; solo, minus the turns taken), 0 before. At ``max_moves`` the episode is
+  *truncated* with reward 0.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from marsdice.adapters import require
+from marsdice.adapters.common import play_chance, split_params
+from marsdice.adapters.encoding import encoder
+from marsdice.bots.base import Bot
+from marsdice.bots.registry import bot_spec, make_bot
+from marsdice.core.errors import VariantError
+from marsdice.core.game import JSON, GameState
+from marsdice.games import get_game
+
+np: Any = require("numpy")
+gym: Any = require("gymnasium")
+spaces: Any = require("gymnasium.spaces")
+
+#: the registered ids and their games
+IDS = {"marsdice/Martian-v0": "martian", "marsdice/Attacks-v0": "attacks"}
+
+
+class MarsDiceEnv(gym.Env):  # type: ignore[misc]
+    """You against our bots (see the module)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        game: str = "martian",
+        opponent: str | None = None,
+        seat: int = 0,
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **params: JSON,
+    ) -> None:
+        self.game = get_game(game)
+        self.variant, self.max_moves = split_params(self.game, params)
+        players = self.variant.players
+        if not 0 <= seat < players:
+            raise VariantError(f"seat must be 0-{players - 1}, got {seat}")
+        self.seat = seat
+        self.opponent = opponent or self.game.default_opponent
+        bot_spec(self.game, self.opponent)  # an unknown bot is refused now, not at reset
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.encoder = encoder(self.game, self.variant, self.max_moves)
+        actions = self.game.num_actions(self.variant)
+        high = np.array(self.encoder.high, dtype=np.float32)
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, high, (self.encoder.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (actions,), np.int8),
+            }
+        )
+        self.action_space = spaces.Discrete(actions)
+        self.rng = random.Random()
+        self.state: GameState = self.game.start(self.variant, self.rng)
+        self.moves = 0
+        self.bots: dict[int, Bot] = {}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A new game; ``seed`` seeds the dice, the deal and the bots."""
+        super().reset(seed=seed)
+        del options
+        if seed is not None:
+            self.rng = random.Random(seed)
+        others = [s for s in range(self.variant.players) if s != self.seat]
+        self.bots = {
+            s: make_bot(self.game, self.opponent, self.rng.randrange(2**32)) for s in others
+        }
+        self.state = self.game.start(self.variant, self.rng)
+        self.moves = 0
+        self._advance()
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Your decision, then chance and the bots until your next decision or the end."""
+        index = int(action)
+        mask = self.game.legal_mask(self.state)
+        if not 0 <= index < len(mask) or not mask[index]:
+            info = {**self._info(), "illegal_action": True}
+            return self._observation(), self.illegal_reward, True, False, info
+        self.state = self.state.apply(self.game.decode_action(self.state, index))
+        self.moves += 1
+        self._advance()
+        terminated = self.state.is_terminal
+        truncated = not terminated and self.moves >= self.max_moves
+        reward = float(self.state.returns()[self.seat]) if terminated else 0.0
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def render(self) -> str:
+        """The position as text (the Result line of a record)."""
+        names = [
+            "you" if s == self.seat else f"{self.opponent}{s}" for s in range(self.variant.players)
+        ]
+        return self.game.result_text(self.state, names)
+
+    # -- inside a step --
+
+    def _advance(self) -> None:
+        """Chance and the bots' decisions until yours, the end or the cap."""
+        while self.moves < self.max_moves and not self.state.is_terminal:
+            self.state, self.moves = play_chance(self.state, self.rng, self.moves, self.max_moves)
+            seat = self.state.current_player
+            if self.state.is_terminal or seat == self.seat or self.moves >= self.max_moves:
+                return
+            self.state = self.state.apply(self.bots[seat].choose(self.state))
+            self.moves += 1
+
+    def _mask(self) -> Any:
+        to_act = not self.state.is_terminal and self.state.current_player == self.seat
+        mask = self.game.legal_mask(self.state) if to_act else ()
+        return np.array(mask or [0] * self.action_space.n, dtype=np.int8)
+
+    def _observation(self) -> dict[str, Any]:
+        vector = self.encoder.encode(self.game.observe(self.state, self.seat))
+        return {"observation": np.array(vector, dtype=np.float32), "action_mask": self._mask()}
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self._mask(), "scores": list(self.state.scores)}
+
+
+for _id, _game in IDS.items():
+    if _id not in gym.registry:
+        gym.register(id=_id, entry_point=f"{__name__}:MarsDiceEnv", kwargs={"game": _game})

@@ -1,0 +1,81 @@
+"""The single-agent Gymnasium environment: Gymnasium's own check_env on both games and a spread
+of options, the mask, the bots at the other seats, rewards, truncation, illegal actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from marsdice.core.errors import VariantError
+
+gymnasium: Any = pytest.importorskip("gymnasium", reason="the research extra is not installed")
+np: Any = pytest.importorskip("numpy")
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+import marsdice.adapters.gymnasium  # noqa: E402, F401  (registers the ids)
+
+CASES = [
+    ("marsdice/Martian-v0", {"opponent": "cautious", "target": 8}),
+    ("marsdice/Martian-v0", {"players": 1, "target": 5}),
+    ("marsdice/Martian-v0", {"opponent": "random", "players": 3, "seat": 2, "dice": 8}),
+    ("marsdice/Martian-v0", {"opponent": "random", "max_moves": 5}),
+    ("marsdice/Attacks-v0", {"opponent": "random", "players": 3, "seat": 1}),
+    ("marsdice/Attacks-v0", {"opponent": "heuristic", "players": 2, "difficulty": "hard"}),
+]
+
+
+@pytest.mark.parametrize(("env_id", "options"), CASES)
+def test_gymnasium_check_env(env_id: str, options: dict[str, Any]) -> None:
+    check_env(gymnasium.make(env_id, **options).unwrapped, skip_render_check=True)
+
+
+def episode(env: Any, seed: int) -> tuple[float, bool, bool, int]:
+    """One episode of random legal actions: total reward, terminated, truncated, steps."""
+    observation, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    total, steps = 0.0, 0
+    while True:
+        assert observation["action_mask"].tolist() == info["action_mask"].tolist()
+        assert env.observation_space.contains(observation)
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        observation, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        steps += 1
+        if terminated or truncated:
+            return total, terminated, truncated, steps
+
+
+@pytest.mark.parametrize("env_id", ["marsdice/Martian-v0", "marsdice/Attacks-v0"])
+def test_episodes_end_with_our_return_against_a_bot(env_id: str) -> None:
+    options = {"target": 8} if "Martian" in env_id else {"players": 2}
+    env = gymnasium.make(env_id, opponent="random", **options)
+    results = [episode(env, seed) for seed in range(6)]
+    assert all(terminated and not truncated for _, terminated, truncated, _ in results)
+    assert {total for total, *_ in results} <= {0.0, 0.5, 1.0}
+    assert episode(env, 3) == results[3]  # seeded: dice, deal and bots
+
+
+def test_solo_reward_is_minus_the_turns() -> None:
+    env = gymnasium.make("marsdice/Martian-v0", players=1, target=6)
+    total, terminated, _, _ = episode(env, 1)
+    assert terminated and total == -env.unwrapped.state.turns[0] and total <= -1
+
+
+def test_truncation_at_the_cap_and_illegal_actions() -> None:
+    env = gymnasium.make("marsdice/Martian-v0", opponent="random", max_moves=4)
+    total, terminated, truncated, _ = episode(env, 2)
+    assert truncated and not terminated and total == 0.0
+    _, info = env.reset(seed=2)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert terminated and reward == -1.0 and info["illegal_action"]
+
+
+def test_bad_options_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        gymnasium.make("marsdice/Martian-v0", opponent="nobody")
+    with pytest.raises(VariantError, match="seat"):
+        gymnasium.make("marsdice/Attacks-v0", players=2, seat=2)
+    with pytest.raises(VariantError, match="target"):
+        gymnasium.make("marsdice/Martian-v0", target=0)

@@ -1,0 +1,107 @@
+"""The PettingZoo AEC environments: PettingZoo's own api_test and seed_test over both games and
+a spread of variants, masks, rewards, the move cap and illegal actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from marsdice.core.errors import IllegalActionError
+from marsdice.games import get_game
+
+pytest.importorskip("pettingzoo", reason="the research extra is not installed")
+np: Any = pytest.importorskip("numpy")
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from marsdice.adapters.pettingzoo import env, raw_env  # noqa: E402
+
+VARIANTS = [
+    ("martian", {"players": 1, "target": 5}),
+    ("martian", {"players": 2, "target": 6}),
+    ("martian", {"players": 3, "target": 4, "dice": 6, "rolloff_mode": "single"}),
+    ("martian", {"players": 2, "max_moves": 20}),
+    ("attacks", {"players": 2}),
+    ("attacks", {"players": 4, "difficulty": "hard", "reroll": "subset"}),
+]
+
+
+# a Dict observation (vector and action mask) is PettingZoo's own pattern for masked games
+# (its classic environments draw the same two notes from api_test)
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.parametrize(("game", "params"), VARIANTS)
+def test_pettingzoo_api_and_seed_tests(game: str, params: dict[str, Any]) -> None:
+    api_test(env(game=game, **params), num_cycles=300)
+    seed_test(lambda: env(game=game, **params), num_cycles=100)
+
+
+def play(table: Any, seed: int) -> tuple[dict[str, float], int]:
+    """A game with uniformly random legal actions; cumulative rewards and decisions."""
+    table.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    rewards = dict.fromkeys(table.possible_agents, 0.0)
+    decisions = 0
+    for agent in table.agent_iter():
+        observation, reward, terminated, truncated, _ = table.last()
+        rewards[agent] += reward
+        if terminated or truncated:
+            table.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        table.step(int(rng.choice(legal)))
+        decisions += 1
+    return rewards, decisions
+
+
+@pytest.mark.parametrize(("game", "players"), [("martian", 3), ("attacks", 3)])
+def test_games_end_with_the_engines_returns(game: str, players: int) -> None:
+    params = {"players": players, "target": 8} if game == "martian" else {"players": players}
+    for seed in range(3):
+        rewards, decisions = play(env(game=game, **params), seed)
+        assert decisions > 0
+        assert sum(rewards.values()) == pytest.approx(1.0)
+        assert all(value in (0.0, 1.0) or 0 < value < 1 for value in rewards.values())
+
+
+def test_only_the_agent_to_act_gets_a_mask_and_it_is_the_games() -> None:
+    table = raw_env(game="martian", players=2, target=10)
+    table.reset(seed=4)
+    ours = get_game("martian")
+    acting = table.agent_selection
+    other = next(agent for agent in table.agents if agent != acting)
+    mask = table.observe(acting)["action_mask"]
+    assert mask.dtype == np.int8
+    assert mask.tolist() == [int(flag) for flag in ours.legal_mask(table.state)]
+    assert mask.any() and not table.observe(other)["action_mask"].any()
+
+
+def test_the_same_seed_plays_the_same_game() -> None:
+    first = play(env(game="attacks", players=2), 11)
+    second = play(env(game="attacks", players=2), 11)
+    assert first == second
+
+
+def test_the_move_cap_truncates_without_reward() -> None:
+    table = raw_env(game="martian", players=2, max_moves=6)
+    table.reset(seed=2)
+    while not any(table.truncations.values()):
+        mask = table.observe(table.agent_selection)["action_mask"]
+        table.step(int(np.flatnonzero(mask)[0]))
+        assert not any(table.terminations.values())
+    assert all(table.truncations.values()) and table.moves >= 6
+    assert set(table._cumulative_rewards.values()) == {0.0}
+
+
+def test_illegal_actions_raise_raw_and_end_the_game_wrapped() -> None:
+    table = raw_env(game="martian", players=2)
+    table.reset(seed=3)
+    mask = table.observe(table.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError, match="legal"):
+        table.step(illegal)
+    wrapped = env(game="martian", players=2)
+    wrapped.reset(seed=3)
+    agent = wrapped.agent_selection
+    wrapped.step(illegal)  # PettingZoo logs "Illegal move made"
+    assert wrapped.terminations[agent] and wrapped._cumulative_rewards[agent] == -1
