@@ -56,6 +56,14 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def positive_float(text: str) -> float:
+    """A number > 0 (a period in seconds); ``inf`` and ``nan`` are refused."""
+    value = float(_number(text, float))
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """A whole number ≥ 0 (a seed, a score)."""
     value = int(_number(text, int))

@@ -7,11 +7,16 @@ imported only when the command runs, so ``marsdice --help`` stays light.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import faulthandler
 import logging
 import logging.config
+import os
+import signal
+import sys
 from typing import TYPE_CHECKING, Final
 
-from marsdice.cli.args import int_range, non_negative_float
+from marsdice.cli.args import int_range, non_negative_float, positive_float
 from marsdice.core.errors import MarsDiceError
 
 if TYPE_CHECKING:
@@ -52,6 +57,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="SQLAlchemy URL (sqlite:///FILE or postgresql+psycopg://USER@HOST/DB); default "
         "$MARSDICE_DATABASE_URL, else a SQLite file in the user data directory",
+    )
+    parser.add_argument(
+        "--redis-url",
+        metavar="URL",
+        default=None,
+        help="Redis (redis://HOST:6379/0) shared by several server processes on one PostgreSQL "
+        "database (docs/deploy.md); default $MARSDICE_REDIS_URL, else this process serves "
+        "the database alone",
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=positive_float,
+        default=5.0,
+        metavar="SECONDS",
+        help="with Redis: how long a table's server-side work stays with a process that "
+        "stopped answering before another one takes it over",
     )
     parser.add_argument("--log-level", choices=LOG_LEVELS, default="info", help="log detail")
     parser.add_argument(
@@ -97,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from marsdice.web.app import create_app
+        from marsdice.web.app import claim_database, create_app
+        from marsdice.web.cluster import REDIS_ENV
     except ImportError as error:
         raise WebExtraMissing(
             f"marsdice serve needs the web extra ({error.name} is missing): "
@@ -106,11 +128,19 @@ def run(args: argparse.Namespace) -> int:
     from marsdice.web.logs import log_config
 
     check_stand_in(args.stand_in)
+    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 PID`: every thread's stack to stderr
+        with contextlib.suppress(ValueError, OSError, AttributeError):  # no real stderr
+            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     config = log_config(args.log_level, getattr(args, "log_format", "text"))
     logging.config.dictConfig(config)
     database = open_database(args.database_url)
+    redis_url = args.redis_url or os.environ.get(REDIS_ENV, "").strip() or None
+    claim = claim_database(database, redis_url)
     app = create_app(
         database=database,
+        claim=claim,
+        redis_url=redis_url,
+        lease_seconds=getattr(args, "lease_seconds", 5.0),
         bot_delay=args.bot_delay,
         absence_timeout=args.absence_timeout or None,
         stand_in=args.stand_in,
@@ -125,12 +155,15 @@ def run(args: argparse.Namespace) -> int:
             log_config=config,
             ws_max_size=WS_MAX_BYTES,
             server_header=False,
+            timeout_graceful_shutdown=10,
         )
     except SystemExit as stop:  # uvicorn's start-up failure (the port taken, a bad address)
         if stop.code not in (0, None):
             raise ServerStartFailed(
                 f"the server could not start on {args.host}:{args.port} (see above)"
             ) from None
+    finally:
+        claim.release()
     return 0
 
 

@@ -3,14 +3,19 @@ to the newest schema by Alembic."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 #: the database URL when none is given (``postgresql+psycopg://user@host/db``, ``sqlite:///…``)
 DATABASE_ENV: Final = "MARSDICE_DATABASE_URL"
@@ -51,6 +56,57 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
     return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
 
 
+class ServerClaim:
+    """Who serves a database: a PostgreSQL advisory lock on a connection of its own (shared by
+    processes that coordinate through Redis, exclusive for a process on its own), or a lock
+    file beside a SQLite file. The operating system or PostgreSQL frees it when the process
+    dies, so a crash never leaves a stale claim."""
+
+    def __init__(self, db: Database, *, shared: bool) -> None:
+        self.db = db
+        self.shared = shared
+        self._connection: Connection | None = None
+        self._file: FileLock | None = None
+
+    def take(self) -> bool:
+        if self.db.dialect == "postgresql":
+            connection = self.db.engine.connect()
+            function = "pg_try_advisory_lock_shared" if self.shared else "pg_try_advisory_lock"
+            key = "hashtext('marsdice-server:' || current_schema())"
+            taken = bool(connection.scalar(text(f"select {function}({key})")))
+            connection.commit()
+            if not taken:
+                connection.close()
+                return False
+            self._connection = connection
+            return True
+        database = self.db.engine.url.database
+        if self.db.dialect != "sqlite" or not database or database == ":memory:":
+            return True  # nothing another process could share
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(f"{database}.server-lock")
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        self._file = lock
+        return True
+
+    def release(self) -> None:
+        if self._connection is not None:
+            # the pool would keep the session (and the lock) alive: unlock, then drop it
+            with contextlib.suppress(Exception):
+                self._connection.execute(text("select pg_advisory_unlock_all()"))
+                self._connection.commit()
+            self._connection.invalidate()
+            self._connection.close()
+            self._connection = None
+        if self._file is not None:
+            self._file.release()
+            self._file = None
+
+
 class Database:
     """An engine and its session factory."""
 
@@ -72,6 +128,22 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+    def namespace(self) -> str:
+        """A short name for this database (server, database, schema), the same in every
+        process that uses it: the prefix of the Redis keys the processes share."""
+        where = self.engine.url.set(password=None).render_as_string(hide_password=True)
+        if self.dialect == "postgresql":
+            with self.engine.connect() as connection:
+                where += "/" + str(connection.scalar(text("select current_schema()")))
+        return hashlib.sha256(where.encode()).hexdigest()[:12]
+
+    def claim(self, *, shared: bool) -> ServerClaim | None:
+        """Mark this database as served by this process: alone (``shared=False``: no other
+        process may serve it) or among others that share it through Redis. None when the
+        claim conflicts with a running server's."""
+        claim = ServerClaim(self, shared=shared)
+        return claim if claim.take() else None
 
     @property
     def dialect(self) -> str:

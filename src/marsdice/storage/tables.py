@@ -345,25 +345,88 @@ def load_live(db: Database, table_id: str) -> Live | None:
         if row is None:
             raise NotFoundError(f"no table {table_id!r}")
         table = TableData.of(row)
-        steps = list(
-            session.scalars(
+        steps = [
+            StoredStep(r.seq, r.action, r.actor, r.seat, r.rng_counter)
+            for r in session.scalars(
                 select(StepRow).where(StepRow.table_id == table_id).order_by(StepRow.seq)
             )
-        )
+        ]
     if table.setup is None:
         return None
     game = get_game(table.game)
     opening = GameRecord(game.name, tuple(table.names), tuple((k, v) for k, v in table.setup))
     live = Live(table, game, game.opening(opening), counter=table.start_counter)
-    for expected, step in enumerate(steps):
-        if step.seq != expected:
-            raise StorageError(f"table {table_id}: step {expected} is missing from the log")
-        action = live.state.parse_action(step.action)
-        live.states.append(live.state.apply(action))
-        live.actions.append(action)
-        live.actors.append((step.actor, step.seat))
-        live.counter = step.rng_counter
+    for step in steps:
+        extend_live(
+            live, StoredStep(step.seq, step.action, step.actor, step.seat, step.rng_counter)
+        )
     return live
+
+
+@dataclass(frozen=True, slots=True)
+class StoredStep:
+    """One row of the step log, as :func:`steps_after` gives it."""
+
+    seq: int
+    action: str
+    actor: str
+    seat: int | None
+    rng_counter: int
+
+
+def steps_after(db: Database, table_id: str, version: int) -> tuple[TableData, list[StoredStep]]:
+    """The table row and the steps from ``version`` on, so that a cached game can catch up
+    with steps another process stored without replaying the whole log."""
+    with db.session() as session:
+        row = session.get(TableRow, table_id)
+        if row is None:
+            raise NotFoundError(f"no table {table_id!r}")
+        rows = session.scalars(
+            select(StepRow)
+            .where(StepRow.table_id == table_id, StepRow.seq >= version)
+            .order_by(StepRow.seq)
+        )
+        steps = [StoredStep(r.seq, r.action, r.actor, r.seat, r.rng_counter) for r in rows]
+        return TableData.of(row), steps
+
+
+def extend_live(live: Live, step: StoredStep) -> None:
+    """Apply one stored step to ``live`` (the engine checks it again)."""
+    if step.seq != live.version:
+        raise StorageError(f"table {live.table.id}: step {live.version} is missing from the log")
+    action = live.state.parse_action(step.action)
+    live.states.append(live.state.apply(action))
+    live.actions.append(action)
+    live.actors.append((step.actor, step.seat))
+    live.counter = step.rng_counter
+
+
+def running_ids(db: Database) -> list[str]:
+    """Every running table's id (a cheap query for the lease sweeper)."""
+    with db.session() as session:
+        return list(session.scalars(select(TableRow.id).where(TableRow.status == RUNNING)))
+
+
+def stored_versions(db: Database, table_ids: Sequence[str]) -> dict[str, int]:
+    """How many steps each of ``table_ids`` has stored (tables without steps are left out)."""
+    if not table_ids:
+        return {}
+    with db.session() as session:
+        rows = session.execute(
+            select(StepRow.table_id, func.count())
+            .where(StepRow.table_id.in_(list(table_ids)))
+            .group_by(StepRow.table_id)
+        )
+        return {table_id: int(count) for table_id, count in rows}
+
+
+def count_by_status(db: Database) -> dict[str, int]:
+    """How many tables are open, running and finished (for the metrics)."""
+    with db.session() as session:
+        rows = session.execute(select(TableRow.status, func.count()).group_by(TableRow.status))
+        counts = dict.fromkeys((OPEN, RUNNING, FINISHED), 0)
+        counts.update({str(status): int(count) for status, count in rows})
+        return counts
 
 
 def stored_version(db: Database, table_id: str) -> int:

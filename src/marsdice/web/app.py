@@ -15,15 +15,17 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import ValidationError
 
-from marsdice.core.errors import VariantError
+from marsdice.core.errors import MarsDiceError, VariantError
 from marsdice.games import all_games
 from marsdice.storage import tables
-from marsdice.storage.db import Database
+from marsdice.storage.db import Database, ServerClaim
 from marsdice.storage.tables import NotFoundError, SeatSpec, StorageError
+from marsdice.web.cluster import Cluster, RedisCluster
 from marsdice.web.hub import Client, Hub, ProtocolError
+from marsdice.web.metrics import Metrics
 from marsdice.web.schemas import (
     CLIENT_MESSAGE,
     MAX_MESSAGE_BYTES,
@@ -58,6 +60,10 @@ def create_app(
     allowed_origins: Sequence[str] = (),
     rate: float = 20.0,
     burst: int = 40,
+    redis_url: str | None = None,
+    lease_seconds: float = 5.0,
+    sweep_seconds: float = 1.0,
+    claim: ServerClaim | None = None,
 ) -> FastAPI:
     """The server on ``database_url`` (default: ``$MARSDICE_DATABASE_URL`` or the SQLite
     file in the user data directory), its schema migrated at start-up.
@@ -66,17 +72,64 @@ def create_app(
     server's own origin, or from one of ``allowed_origins`` (``*``: any). Each connection
     may send ``rate`` messages a second on average, ``burst`` at once; more are answered
     ``rate_limited`` and dropped. An action the game accepts costs nothing (play is paced by
-    the game itself), so a fast bot is never held back."""
+    the game itself), so a fast bot is never held back.
+
+    With ``redis_url`` the process is one of several serving the same PostgreSQL database
+    (``docs/deploy.md``); without it, it must be the database's only server. ``claim`` is
+    that check already made (:func:`claim_database`); without one it is made at start-up."""
     db = database if database is not None else Database(database_url)
-    hub = Hub(db, bot_delay=bot_delay, absence_timeout=absence_timeout, stand_in=stand_in)
+    metrics = Metrics()
+    cluster: Cluster = (
+        RedisCluster(
+            redis_url,
+            "",
+            lease_seconds=lease_seconds,
+            sweep_seconds=sweep_seconds,
+            running=lambda: asyncio.to_thread(tables.running_ids, db),
+        )
+        if redis_url
+        else Cluster()
+    )
+    hub = Hub(
+        db,
+        bot_delay=bot_delay,
+        absence_timeout=absence_timeout,
+        stand_in=stand_in,
+        cluster=cluster,
+        metrics=metrics,
+    )
+    metrics.read(
+        tables=lambda: tables.count_by_status(db),
+        clients=hub.connections,
+        cached=lambda: len(hub.cached_tables()),
+        leases=lambda: len(cluster.held()) if cluster.distributed else len(hub.cached_tables()),
+        takeovers=lambda: cluster.takeovers,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(db.migrate)
-        await hub.resume_all()
-        log.info("serving tables from a %s database", db.dialect)
-        yield
-        await hub.close()
+        held = (
+            claim if claim is not None else await asyncio.to_thread(claim_database, db, redis_url)
+        )
+        try:
+            if isinstance(cluster, RedisCluster):
+                namespace = await asyncio.to_thread(db.namespace)
+                cluster.prefix = f"marsdice:{namespace}"
+                cluster.channel = f"{cluster.prefix}:news"
+            await cluster.start(hub, hub.local_seats)
+            await hub.resume_all()
+            log.info(
+                "serving tables from a %s database%s",
+                db.dialect,
+                " with Redis" if cluster.distributed else "",
+                extra={"event": "start", "server": cluster.process_id},
+            )
+            yield
+        finally:
+            await hub.close()
+            await cluster.close()
+            held.release()
 
     app = FastAPI(title="marsdice", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.hub = hub
@@ -115,6 +168,28 @@ def create_app(
     async def _internal(_request: Request, error: Exception) -> JSONResponse:
         log.error("internal error: %s", type(error).__name__)
         return _error(500, "internal", "internal error")
+
+    @app.get("/healthz")
+    async def health() -> JSONResponse:
+        """For a load balancer: 200 when this process can reach its database (and Redis),
+        503 otherwise."""
+        database_ok = await asyncio.to_thread(_database_answers, db)
+        redis_ok = await cluster.ping() if cluster.distributed else None
+        ok = database_ok and redis_ok is not False
+        body = {
+            "status": "ok" if ok else "unavailable",
+            "database": database_ok,
+            "redis": redis_ok,
+            "process": cluster.process_id,
+        }
+        return JSONResponse(body, status_code=200 if ok else 503)
+
+    @app.get("/metrics")
+    async def prometheus_metrics() -> Response:
+        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+        body = await asyncio.to_thread(generate_latest, metrics.registry)
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/api/games")
     async def list_games() -> dict[str, Any]:
@@ -155,9 +230,9 @@ def create_app(
             tables.join, db, table_id, body.seat, body.name, body.seed
         )
         await hub.refresh(table_id)
-        if table.status == tables.RUNNING:
+        if table.status == tables.RUNNING and await cluster.acquire(table_id):
             hub.kick(table_id)
-            hub.watch(table)
+            await hub.watch(table)
         return JoinedTable(table=dict(table.public()), seat=body.seat, token=token)
 
     @app.post("/api/tables/{table_id}/leave")
@@ -217,9 +292,49 @@ def create_app(
                 )
                 await websocket.close(code=1011)
         finally:
-            hub.detach(client)
+            await hub.detach(client)
 
     return app
+
+
+class ClaimRefused(MarsDiceError):
+    """Another server process uses the database in a way this one cannot share."""
+
+    exit_code = 2
+
+
+def claim_database(db: Database, redis_url: str | None) -> ServerClaim:
+    """Make sure this process may serve ``db``: alone without Redis; with Redis, beside other
+    processes that use Redis too (and only on PostgreSQL)."""
+    if redis_url and db.dialect != "postgresql":
+        raise ClaimRefused(
+            f"several server processes need PostgreSQL, not {db.dialect}: "
+            "set MARSDICE_DATABASE_URL to a postgresql+psycopg:// URL, or run one process "
+            "without MARSDICE_REDIS_URL"
+        )
+    claim = db.claim(shared=bool(redis_url))
+    if claim is None:
+        if redis_url:
+            raise ClaimRefused(
+                "a marsdice server without Redis is using this database; stop it, or start "
+                "it with MARSDICE_REDIS_URL too"
+            )
+        raise ClaimRefused(
+            "another marsdice server is using this database; to run several processes on "
+            "one database, give each MARSDICE_REDIS_URL (docs/deploy.md)"
+        )
+    return claim
+
+
+def _database_answers(db: Database) -> bool:
+    from sqlalchemy import text
+
+    try:
+        with db.engine.connect() as connection:
+            connection.execute(text("select 1"))
+    except Exception:
+        return False
+    return True
 
 
 def _origin_allowed(origin: str | None, host: str | None, allowed: Sequence[str]) -> bool:

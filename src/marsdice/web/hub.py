@@ -2,7 +2,9 @@
 every step before anyone hears of it, and send each connection its own view.
 
 One asyncio lock per table orders the steps inside a process; the database's unique
-``(table, seq)`` orders them between processes (the loser gets ``stale_version``)."""
+``(table, seq)`` orders them between processes (the loser gets ``stale_version``). The
+:class:`~marsdice.web.cluster.Cluster` tells the other processes of each step and decides
+which one process does a table's server-side work (``docs/deploy.md``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -21,6 +24,8 @@ from marsdice.core.errors import ActionParseError, IllegalActionError
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import Live, StaleVersionError, TableData
+from marsdice.web.cluster import Cluster
+from marsdice.web.metrics import Metrics
 from marsdice.web.schemas import StateMessage
 
 log: Final = logging.getLogger("marsdice.web")
@@ -59,8 +64,12 @@ class Hub:
         bot_delay: float = 0.5,
         absence_timeout: float | None = 60.0,
         stand_in: str | None = None,
+        cluster: Cluster | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.db = db
+        self.cluster = cluster if cluster is not None else Cluster()
+        self.metrics = metrics if metrics is not None else Metrics()
         self.bot_delay = bot_delay
         #: seconds a seated person may be disconnected before a bot plays for them (None: never)
         self.absence_timeout = absence_timeout
@@ -74,6 +83,8 @@ class Hub:
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._pending: set[str] = set()
         self._bots: dict[tuple[str, int, str], Bot] = {}
+        #: the stored version each table had when this process last looked (for the sweep)
+        self._seen: dict[str, int] = {}
 
     @contextlib.asynccontextmanager
     async def lock(self, table_id: str) -> AsyncIterator[None]:
@@ -92,17 +103,25 @@ class Hub:
     # -- state --
 
     async def live(self, table_id: str) -> Live | None:
-        """The table's game: the cached one if the database holds no newer step, else
-        rebuilt from the log (another process may have played). Call under the lock."""
+        """The table's game, up to date with the database: the cached one extended by the
+        steps another process stored meanwhile (each sent to this process's clients, in
+        order, so that nobody misses one), or rebuilt from the log. Call under the lock."""
         cached = self._live.get(table_id)
-        if cached is not None:
-            stored = await asyncio.to_thread(tables.stored_version, self.db, table_id)
-            if stored == cached.version:
-                return cached
-        live = await asyncio.to_thread(tables.load_live, self.db, table_id)
-        if live is not None:
-            self._live[table_id] = live
-        return live
+        if cached is None:
+            live = await asyncio.to_thread(tables.load_live, self.db, table_id)
+            if live is not None:
+                self._live[table_id] = live
+                self._seen[table_id] = live.version
+            return live
+        table, steps = await asyncio.to_thread(
+            tables.steps_after, self.db, table_id, cached.version
+        )
+        cached.table = table
+        for step in steps:
+            tables.extend_live(cached, step)
+            await self._send_all(table, cached)
+        self._seen[table_id] = cached.version
+        return cached
 
     def forget(self, table_id: str) -> None:
         self._live.pop(table_id, None)
@@ -112,15 +131,30 @@ class Hub:
     def attach(self, client: Client) -> None:
         self._clients.setdefault(client.table_id, set()).add(client)
 
-    def detach(self, client: Client) -> None:
+    async def detach(self, client: Client) -> None:
         clients = self._clients.get(client.table_id)
         if clients is not None:
             clients.discard(client)
             if not clients:
                 del self._clients[client.table_id]
-        if client.seat is not None and not self._connected(client.table_id, client.seat):
-            self._watch_seat(client.table_id, client.seat)
+        if client.greeted and client.seat is not None:
+            await self._seat_left(client.table_id, client.seat)
         self._release(client.table_id)
+
+    async def _seat_left(self, table_id: str, seat: int) -> None:
+        """A connection left ``seat``: if it was the seat's last one here, the others learn
+        it and the table's lease holder starts the absence timer."""
+        if self._connected(table_id, seat):
+            return
+        await self.cluster.seat_here(table_id, seat, False)
+        self._watch_seat(table_id, seat)
+
+    def local_seats(self, table_id: str) -> set[int]:
+        """The seats of ``table_id`` with a greeted connection to this process."""
+        return {c.seat for c in self._clients.get(table_id, ()) if c.greeted and c.seat is not None}
+
+    def connections(self) -> int:
+        return sum(len(clients) for clients in self._clients.values())
 
     def _release(self, table_id: str) -> None:
         """Free what this process keeps of a table nobody is connected to and no driver or
@@ -139,6 +173,8 @@ class Hub:
         self._locks.pop(table_id, None)
         self._drivers.pop(table_id, None)
         self._pending.discard(table_id)
+        if not self.cluster.distributed:
+            self._seen.pop(table_id, None)  # (a lease holder keeps it: its sweep compares)
         for key in [key for key in self._bots if key[0] == table_id]:
             del self._bots[key]
         for timer_key in [k for k in self._timers if k[0] == table_id]:
@@ -155,18 +191,22 @@ class Hub:
 
     # -- absent players --
 
-    def watch(self, table: TableData) -> None:
+    async def watch(self, table: TableData) -> None:
         """Start the absence timer of every person seated at a running table who is not
-        connected (after the start of a game, after a restart)."""
-        if table.status != tables.RUNNING:
+        connected (after the start of a game, a restart, a lease taken over)."""
+        if table.status != tables.RUNNING or not self.cluster.holds(table.id):
+            return
+        present = await self.cluster.present_seats(table.id)
+        if present is None:
             return
         for seat, info in enumerate(table.seats):
             human = info["kind"] == "human" and not info.get("away")
-            if human and not self._connected(table.id, seat):
+            if human and seat not in present:
                 self._watch_seat(table.id, seat)
 
     def _watch_seat(self, table_id: str, seat: int) -> None:
-        if self.absence_timeout is None:
+        """Only the table's lease holder times absences."""
+        if self.absence_timeout is None or not self.cluster.holds(table_id):
             return
         timer = self._timers.get((table_id, seat))
         if timer is not None and not timer.done():
@@ -178,7 +218,8 @@ class Hub:
     async def _absence(self, table_id: str, seat: int) -> None:
         assert self.absence_timeout is not None
         await asyncio.sleep(self.absence_timeout)
-        if not self._connected(table_id, seat):
+        present = await self.cluster.present_seats(table_id)
+        if present is not None and seat not in present:
             log.info(
                 "table %s: seat %d is away, a bot plays it",
                 table_id,
@@ -198,13 +239,17 @@ class Hub:
                 return
             table = await asyncio.to_thread(tables.set_away, self.db, table_id, seat, away)
             await self._refreshed(table)
+        await self.cluster.publish(table_id, "table")
         if away:
             self.kick(table_id)
 
-    async def refresh(self, table_id: str) -> None:
-        """The table row changed (a seat taken, left or back): tell everyone."""
+    async def refresh(self, table_id: str, *, publish: bool = True) -> None:
+        """The table row changed (a seat taken, left or back): tell everyone, here and (with
+        ``publish``) in the other processes."""
         async with self.lock(table_id):
             await self._refreshed(await self._table(table_id))
+        if publish:
+            await self.cluster.publish(table_id, "table")
 
     async def _refreshed(self, table: TableData) -> None:
         live = await self.live(table.id)
@@ -219,11 +264,14 @@ class Hub:
             live = await self.live(client.table_id)
             table = live.table if live is not None else await self._table(client.table_id)
             left = client.seat if client.greeted else None
+            first_here = seat is not None and seat not in self.local_seats(client.table_id)
             client.seat = seat
             client.greeted = True
             await client.send(self._message(table, live, seat))
-        if left is not None and left != seat and not self._connected(client.table_id, left):
-            self._watch_seat(client.table_id, left)  # switched seats: the old one is unattended
+        if left is not None and left != seat:
+            await self._seat_left(client.table_id, left)  # switched seats: the old one is free
+        if seat is not None and first_here:
+            await self.cluster.seat_here(client.table_id, seat, True)
         if seat is not None:
             timer = self._timers.pop((client.table_id, seat), None)
             if timer is not None:
@@ -279,6 +327,7 @@ class Hub:
     async def act(self, table_id: str, seat: int, version: int, text: str) -> None:
         """A seat's action on ``version``: parsed and applied by the engine, stored, then
         sent to everyone; any failure raises :class:`ProtocolError` and changes nothing."""
+        began = time.perf_counter()
         async with self.lock(table_id):
             live = await self.live(table_id)
             if live is None:
@@ -304,6 +353,7 @@ class Hub:
                 raise ProtocolError("illegal_action", str(error), live.version) from None
             await self._store(live, action, after, actor="human", seat=seat, counter=None)
             await self._send_all(live.table, live)
+        self.metrics.action_seconds.observe(time.perf_counter() - began)
         self.kick(table_id)
 
     async def _store(
@@ -327,9 +377,11 @@ class Hub:
                 seat=seat,
                 counter=live.counter if counter is None else counter,
             )
-        except StaleVersionError as error:
-            self.forget(live.table.id)
+        except StaleVersionError as error:  # the cache stays right: live() catches it up
             raise ProtocolError("stale_version", str(error)) from None
+        self._seen[live.table.id] = live.version
+        self.metrics.steps.labels(actor=actor).inc()
+        await self.cluster.publish(live.table.id, "step")
         log.info(
             "table %s: step %d by %s",
             live.table.id,
@@ -355,12 +407,20 @@ class Hub:
         )
 
     async def _drive(self, table_id: str) -> None:
+        """Server-side steps while the rules call for them, by the table's lease holder
+        only; the lease is given back at the end of the game."""
         try:
             while True:
+                if not await self.cluster.acquire(table_id):
+                    break  # another process does this table's work
                 try:
                     worked = await self._auto_step(table_id)
                 except ProtocolError:  # another writer stored this step first: look again
                     worked = True
+                if worked is None:  # the end: nothing more to do here
+                    await self.cluster.release(table_id)
+                    self._seen.pop(table_id, None)
+                    break
                 if worked:
                     continue
                 if table_id in self._pending:
@@ -375,13 +435,16 @@ class Hub:
             )
         self._release(table_id)
 
-    async def _auto_step(self, table_id: str) -> bool:
+    async def _auto_step(self, table_id: str) -> bool | None:
         """One server-side step if the rules call for it: a roll (or a draw) at a chance
-        node, a bot's move at its turn. False when a person is to act or the game is over."""
+        node, a bot's move at its turn. False when a person is to act (or the game has not
+        started), None when the game is over."""
         async with self.lock(table_id):
             live = await self.live(table_id)
-            if live is None or live.state.is_terminal:
+            if live is None:
                 return False
+            if live.state.is_terminal:
+                return None
             state = live.state
             if state.is_chance_node:
                 rng = live.rng()
@@ -433,11 +496,57 @@ class Hub:
         return bot
 
     async def resume_all(self) -> None:
-        """After a start: drive every running table (dice due, bots to move)."""
+        """After a start: drive every running table (dice due, bots to move) whose lease is
+        free, and time its absences."""
         running = await asyncio.to_thread(tables.list_tables, self.db, (tables.RUNNING,))
         for table in running:
-            self.kick(table.id)
-            self.watch(table)
+            if await self.cluster.acquire(table.id):
+                self.kick(table.id)
+                await self.watch(table)
+
+    # -- news from the other processes (ClusterEvents) --
+
+    async def on_news(self, table_id: str, kind: str, seat: int | None) -> None:
+        """Another process stored a step (``step``), changed the table (``table``), lost a
+        seat's last connection (``left``), or this one took the lease over (``adopted``)."""
+        if kind == "left":
+            if seat is not None and self.cluster.holds(table_id):
+                present = await self.cluster.present_seats(table_id)
+                if present is not None and seat not in present:
+                    self._watch_seat(table_id, seat)
+            return
+        if table_id in self._clients:
+            if kind == "step":
+                async with self.lock(table_id):
+                    await self.live(table_id)  # sends each new step
+            else:
+                await self.refresh(table_id, publish=False)
+        if self.cluster.holds(table_id):
+            self.kick(table_id)
+            if kind != "step":
+                await self.watch(await self._table(table_id))
+
+    def on_lease_lost(self, table_id: str) -> None:
+        """Another process has the table now: stop its work here."""
+        if table_id not in self._clients:
+            self._seen.pop(table_id, None)
+        driver = self._drivers.pop(table_id, None)
+        if driver is not None:
+            driver.cancel()
+        for key in [key for key in self._timers if key[0] == table_id]:
+            self._timers.pop(key).cancel()
+
+    async def on_sweep(self) -> None:
+        """The safety net under the news: every table this process serves or holds is
+        compared with the database, and whatever moved without news (a message lost while
+        Redis was away) is caught up and driven."""
+        ids = set(self._clients) | self.cluster.held()
+        if not ids:
+            return
+        stored = await asyncio.to_thread(tables.stored_versions, self.db, sorted(ids))
+        for table_id in ids:
+            if stored.get(table_id, 0) != self._seen.get(table_id, -1):
+                await self.on_news(table_id, "step", None)
 
     async def close(self) -> None:
         for timer in self._timers.values():

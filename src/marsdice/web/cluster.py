@@ -1,0 +1,393 @@
+"""How the server processes of one database work together (``docs/deploy.md``).
+
+The database orders the steps; what a process cannot see in it is pushed through Redis:
+
+- **news**: a process that stored a step or changed a table publishes it on one channel; the
+  others re-read the table from the database and send their clients every new step, in order.
+- **leases**: the server-side work of a running table (dice, bots, thinking delays, absence
+  timers) runs in exactly one process, the one holding the table's lease, a Redis key with
+  an expiry that its holder renews. When the holder dies the key expires and another
+  process's sweeper takes the table over; the ``(table, seq)`` constraint makes sure that a
+  step is never stored twice even if two processes briefly both think they hold it.
+- **presence**: which seats have a connection in some process, so that the lease holder
+  knows when a person is away.
+
+:class:`LocalCluster` is the one-process case (no Redis): every lease is its own, presence is
+its own connections, and there is no news to send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+log: Final = logging.getLogger("marsdice.web")
+
+#: the Redis URL that makes several processes share the database
+REDIS_ENV: Final = "MARSDICE_REDIS_URL"
+
+
+class ClusterEvents(Protocol):
+    """What the hub does when news arrives or a lease changes hands."""
+
+    def on_news(self, table_id: str, kind: str, seat: int | None) -> Awaitable[None]: ...
+
+    def on_lease_lost(self, table_id: str) -> None: ...
+
+    def on_sweep(self) -> Awaitable[None]: ...
+
+
+class Cluster:
+    """The one-process case: every lease is ours, presence is our own connections."""
+
+    distributed: bool = False
+
+    def __init__(self) -> None:
+        self.process_id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.takeovers = 0
+        self._events: ClusterEvents | None = None
+        self._present: Callable[[str], set[int]] = lambda _table_id: set()
+
+    async def start(self, events: ClusterEvents, present: Callable[[str], set[int]]) -> None:
+        """``present(table_id)``: the seats connected to this process."""
+        self._events = events
+        self._present = present
+
+    async def close(self) -> None:
+        """Stop; hand every lease over."""
+
+    async def publish(self, table_id: str, kind: str, seat: int | None = None) -> None:
+        """Tell the other processes: ``step`` (a step stored), ``table`` (seats changed),
+        ``left`` (the last connection of ``seat`` here closed)."""
+
+    async def acquire(self, table_id: str) -> bool:
+        """Take (or keep) the table's lease; False when another process holds it."""
+        return True
+
+    def holds(self, table_id: str) -> bool:
+        return True
+
+    async def release(self, table_id: str) -> None:
+        """Give the lease back (the game is over, or the process stops)."""
+
+    def held(self) -> set[str]:
+        return set()
+
+    async def present_seats(self, table_id: str) -> set[int] | None:
+        """The seats of ``table_id`` with a connection in some process (None: unknown just
+        now, so nobody should be declared away)."""
+        return self._present(table_id)
+
+    async def seat_here(self, table_id: str, seat: int, here: bool) -> None:
+        """A seat got its first connection here (``here``) or lost its last one."""
+
+    async def ping(self) -> bool:
+        """Whether the coordination service answers (always, without one)."""
+        return True
+
+
+LocalCluster = Cluster
+
+# Lua, so that a lease is renewed or given back only by its holder
+_RENEW: Final = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE: Final = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0
+"""
+
+
+class RedisCluster(Cluster):
+    """Several processes over one PostgreSQL database and one Redis (see the module)."""
+
+    distributed = True
+
+    def __init__(
+        self,
+        url: str,
+        namespace: str,
+        *,
+        lease_seconds: float = 5.0,
+        sweep_seconds: float = 1.0,
+        running: Callable[[], Awaitable[list[str]]],
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.prefix = f"marsdice:{namespace}"
+        self.channel = f"{self.prefix}:news"
+        self.lease_ms = int(lease_seconds * 1000)
+        self.sweep_seconds = sweep_seconds
+        self._running = running
+        self._held: set[str] = set()
+        self._here: set[tuple[str, int]] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._redis: Redis | None = None
+        self._sweep_now = asyncio.Event()
+
+    @property
+    def redis(self) -> Redis:
+        assert self._redis is not None, "the cluster has not started"
+        return self._redis
+
+    async def start(self, events: ClusterEvents, present: Callable[[str], set[int]]) -> None:
+        from redis.asyncio import Redis
+
+        await super().start(events, present)
+        self._redis = Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=5)
+        await self.redis.ping()
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._listen(), name="cluster-listen"),
+            loop.create_task(self._renew(), name="cluster-renew"),
+            loop.create_task(self._heartbeat(), name="cluster-heartbeat"),
+            loop.create_task(self._sweep(), name="cluster-sweep"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+        if self._redis is None:
+            return
+        with contextlib.suppress(Exception):  # hand the leases over at once
+            for table_id in list(self._held):
+                await self.release(table_id)
+            if self._here:
+                pipe = self.redis.pipeline()
+                for table_id, seat in self._here:
+                    pipe.zrem(self._presence_key(table_id), f"{seat}|{self.process_id}")
+                await pipe.execute()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    # -- news --
+
+    async def publish(self, table_id: str, kind: str, seat: int | None = None) -> None:
+        message = json.dumps(
+            {"table": table_id, "kind": kind, "seat": seat, "from": self.process_id}
+        )
+        try:
+            await self.redis.publish(self.channel, message)
+        except Exception as error:  # the others catch up by their sweep
+            log.warning("could not publish to Redis: %s", type(error).__name__)
+
+    async def _listen(self) -> None:
+        """Read the news channel; after a lost connection, start again and re-read every
+        table this process serves, since news may have been missed meanwhile."""
+        pause = 0.1
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                pause = 0.1
+                self._sweep_now.set()  # news may have been missed before this subscription
+                async for message in pubsub.listen():
+                    await self._news(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning(
+                    "Redis news channel lost (%s); reconnecting",
+                    type(error).__name__,
+                    extra={"event": "redis-lost"},
+                )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _news(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "message" or self._events is None:
+            return
+        try:
+            news = json.loads(message["data"])
+            table_id, kind, seat = str(news["table"]), str(news["kind"]), news.get("seat")
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignored a malformed news message")
+            return
+        if news.get("from") == self.process_id:
+            return
+        if kind == "released":
+            self._sweep_now.set()
+            return
+        try:
+            await self._events.on_news(table_id, kind, seat if isinstance(seat, int) else None)
+        except Exception:
+            log.exception("table %s: news could not be handled", table_id)
+
+    # -- leases --
+
+    def _lease_key(self, table_id: str) -> str:
+        return f"{self.prefix}:lease:{table_id}"
+
+    async def acquire(self, table_id: str) -> bool:
+        key = self._lease_key(table_id)
+        try:
+            if await self.redis.set(key, self.process_id, nx=True, px=self.lease_ms):
+                self._held.add(table_id)
+                return True
+            if await self.redis.eval(_RENEW, 1, key, self.process_id, self.lease_ms):
+                self._held.add(table_id)
+                return True
+        except Exception as error:
+            log.warning("table %s: lease check failed (%s)", table_id, type(error).__name__)
+            return table_id in self._held  # keep going on what we hold; the database guards
+        self._held.discard(table_id)
+        return False
+
+    def holds(self, table_id: str) -> bool:
+        return table_id in self._held
+
+    def held(self) -> set[str]:
+        return set(self._held)
+
+    async def release(self, table_id: str) -> None:
+        if table_id not in self._held:
+            return
+        self._held.discard(table_id)
+        try:
+            await self.redis.eval(_RELEASE, 1, self._lease_key(table_id), self.process_id)
+            await self.publish(table_id, "released")
+        except Exception as error:
+            log.warning("table %s: lease release failed (%s)", table_id, type(error).__name__)
+
+    async def _renew(self) -> None:
+        """Renew every lease held, three times per lease period; a lease found lost (it
+        expired, or Redis restarted empty) stops this process's work on that table."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            held = list(self._held)
+            if not held:
+                continue
+            try:
+                pipe = self.redis.pipeline(transaction=False)
+                for table_id in held:
+                    pipe.eval(_RENEW, 1, self._lease_key(table_id), self.process_id, self.lease_ms)
+                results = await pipe.execute()
+            except Exception as error:
+                log.warning("could not renew leases (%s)", type(error).__name__)
+                continue
+            for table_id, renewed in zip(held, results, strict=True):
+                if not renewed and table_id in self._held:
+                    self._held.discard(table_id)
+                    log.warning(
+                        "table %s: lease lost",
+                        table_id,
+                        extra={"event": "lease-lost", "table": table_id},
+                    )
+                    if self._events is not None:
+                        self._events.on_lease_lost(table_id)
+
+    async def _sweep(self) -> None:
+        """Take over running tables whose lease nobody holds (its holder died or handed it
+        over), and let the hub re-read the tables it serves."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._sweep_now.wait(), self.sweep_seconds)
+            self._sweep_now.clear()
+            for step in (self._take_over, self._events.on_sweep if self._events else None):
+                if step is None:
+                    continue
+                try:
+                    await step()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:  # Redis or the database away: next time
+                    log.warning("sweep failed (%s)", type(error).__name__)
+
+    async def _take_over(self) -> None:
+        free = [t for t in await self._running() if t not in self._held]
+        if not free:
+            return
+        holders = await self.redis.mget([self._lease_key(t) for t in free])
+        for table_id, holder in zip(free, holders, strict=True):
+            if holder is not None:
+                continue
+            if await self.acquire(table_id):
+                self.takeovers += 1
+                log.info(
+                    "table %s: lease taken over",
+                    table_id,
+                    extra={"event": "lease-taken", "table": table_id},
+                )
+                if self._events is not None:
+                    await self._events.on_news(table_id, "adopted", None)
+
+    # -- presence --
+
+    def _presence_key(self, table_id: str) -> str:
+        return f"{self.prefix}:here:{table_id}"
+
+    async def present_seats(self, table_id: str) -> set[int] | None:
+        seats = set(self._present(table_id))
+        try:
+            now = int(time.time() * 1000)
+            members = await self.redis.zrangebyscore(self._presence_key(table_id), now, "+inf")
+        except Exception as error:
+            log.warning("presence check failed (%s)", type(error).__name__)
+            return None
+        for member in members:
+            text = member.decode() if isinstance(member, bytes) else str(member)
+            seat, _, _process = text.partition("|")
+            seats.add(int(seat))
+        return seats
+
+    async def seat_here(self, table_id: str, seat: int, here: bool) -> None:
+        key, member = self._presence_key(table_id), f"{seat}|{self.process_id}"
+        try:
+            if here:
+                self._here.add((table_id, seat))
+                await self.redis.zadd(key, {member: self._expiry()})
+            else:
+                self._here.discard((table_id, seat))
+                await self.redis.zrem(key, member)
+                await self.publish(table_id, "left", seat)
+        except Exception as error:
+            log.warning("presence update failed (%s)", type(error).__name__)
+
+    def _expiry(self) -> int:
+        return int(time.time() * 1000) + self.lease_ms
+
+    async def _heartbeat(self) -> None:
+        """Keep this process's presence entries alive (they expire if it dies)."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            if not self._here:
+                continue
+            try:
+                pipe = self.redis.pipeline(transaction=False)
+                for table_id, seat in list(self._here):
+                    key = self._presence_key(table_id)
+                    pipe.zadd(key, {f"{seat}|{self.process_id}": self._expiry()})
+                    pipe.zremrangebyscore(key, "-inf", int(time.time() * 1000))
+                    pipe.pexpire(key, self.lease_ms * 4)
+                await pipe.execute()
+            except Exception as error:
+                log.warning("presence heartbeat failed (%s)", type(error).__name__)
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False

@@ -1,0 +1,437 @@
+"""Several server processes on one PostgreSQL database and one Redis (``docs/deploy.md``):
+real processes on loopback ports, the machine's real PostgreSQL and Redis (a private
+``redis-server`` for the restart test), no mocks."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from marsdice.core.record import GameRecord
+from marsdice.fair import verify_record
+from marsdice.storage import tables
+from marsdice.storage.db import Database
+from serverproc import Server, free_port
+
+TEST_REDIS_ENV = "MARSDICE_TEST_REDIS_URL"
+CHANCE = -1
+
+
+def redis_unavailable() -> str | None:
+    url = os.environ.get(TEST_REDIS_ENV, "").strip()
+    if not url:
+        return f"Redis tests skipped: {TEST_REDIS_ENV} is not set"
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    except Exception as error:
+        return f"Redis tests skipped: {TEST_REDIS_ENV} unreachable ({type(error).__name__})"
+    return None
+
+
+@pytest.fixture
+def pg(tmp_path: Path) -> Iterator[Database]:
+    from marsdice.storage.testing import postgres_unavailable, temporary_database
+
+    if reason := postgres_unavailable():
+        pytest.skip(reason)
+    with temporary_database("postgresql", tmp_path) as db:
+        yield db
+
+
+@pytest.fixture
+def redis_url() -> str:
+    if reason := redis_unavailable():
+        pytest.skip(reason)
+    return os.environ[TEST_REDIS_ENV].strip()
+
+
+class Cluster:
+    """N server processes on one database and one Redis."""
+
+    def __init__(
+        self, stack: ExitStack, db: Database, redis: str, tmp_path: Path, n: int, *options: str
+    ) -> None:
+        self.db = db
+        self.servers = [
+            Server(
+                db.url,
+                tmp_path,
+                "--redis-url",
+                redis,
+                "--lease-seconds",
+                "1.5",
+                "--log-level",
+                "info",
+                *options,
+            )
+            for _ in range(n)
+        ]
+        for server in self.servers:
+            stack.callback(server.kill)
+
+    def create(self, game: str, variant: dict[str, Any], seats: list[dict[str, Any]]) -> str:
+        response = httpx.post(
+            f"{self.servers[0].base}/api/tables",
+            json={"game": game, "variant": variant, "seats": seats},
+        )
+        assert response.status_code == 201, response.text
+        table_id: str = response.json()["id"]
+        return table_id
+
+    def join(self, table_id: str, seat: int, server: int) -> str:
+        response = httpx.post(
+            f"{self.servers[server].base}/api/tables/{table_id}/join",
+            json={"seat": seat, "name": f"P{seat}"},
+        )
+        assert response.status_code == 200, response.text
+        token: str = response.json()["token"]
+        return token
+
+
+class Player:
+    """One WebSocket; records every version it is sent, to check that none is missed."""
+
+    def __init__(self, url: str, token: str | None) -> None:
+        self.token = token
+        self.ws: ClientConnection = connect(url)
+        self.versions: list[int] = []
+        self.state: dict[str, Any] = {}
+        self.errors: list[dict[str, Any]] = []
+        self.ws.send(json.dumps({"type": "hello", "token": token}))
+        self.receive()
+
+    def receive(self, timeout: float = 30) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        if message["type"] == "error":
+            self.errors.append(message)
+        elif message["type"] == "state":
+            assert message["version"] >= self.state.get("version", 0), "versions only go up"
+            if message["version"] not in self.versions:
+                self.versions.append(message["version"])
+            self.state = message
+        return message
+
+    def settle(self, after: int = -1) -> dict[str, Any]:
+        """Read until a version past ``after`` where nobody waits for the server."""
+        while (
+            self.state["version"] <= after
+            or self.state["view"] is None
+            or (self.state["view"]["current_player"] == CHANCE)
+            or (not self.state["view"]["winners"] and not self._person_to_act())
+        ):
+            self.receive()
+        return self.state
+
+    def _person_to_act(self) -> bool:
+        view = self.state["view"]
+        seat = self.state["table"]["seats"][view["current_player"]]
+        return bool(seat["kind"] == "human" and not seat["away"])
+
+    def act(self, action: str) -> None:
+        version = self.state["version"]
+        self.ws.send(json.dumps({"type": "action", "version": version, "action": action}))
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def play_out(players: list[Player], watchers: list[Player], seed: int) -> dict[str, Any]:
+    """Random legal moves by whichever seat is to act, until the end; everyone follows."""
+    chooser = random.Random(seed)
+    version = -1
+    while True:
+        states = [p.settle(version) for p in (*players, *watchers)]
+        top = max(state["version"] for state in states)
+        states = [p.settle(top - 1) for p in (*players, *watchers)]
+        assert len({state["version"] for state in states}) == 1, "everyone sees one version"
+        state = states[0]
+        if state["view"]["winners"]:
+            return state
+        mover = players[state["view"]["current_player"]]
+        mover.act(chooser.choice(mover.state["view"]["legal_actions"]))
+        version = state["version"]
+
+
+def assert_saw_every_step(player: Player, final: int) -> None:
+    first = player.versions[0]
+    assert player.versions == list(range(first, final + 1)), player.versions
+
+
+def test_players_on_three_processes_play_whole_games(
+    pg: Database, redis_url: str, tmp_path: Path
+) -> None:
+    with ExitStack() as stack:
+        cluster = Cluster(stack, pg, redis_url, tmp_path, 3)
+        human, planner = {"kind": "human"}, {"kind": "bot", "bot": "planner"}
+        games = [
+            ("martian", {"target": 8}, [human] * 3),
+            ("attacks", {}, [human, human, planner]),
+        ]
+        for number, (game, variant, seats) in enumerate(games):
+            table_id = cluster.create(game, variant, seats)
+            humans = [s for s, seat in enumerate(seats) if seat["kind"] == "human"]
+            tokens = {seat: cluster.join(table_id, seat, seat % 3) for seat in humans}
+            players = {
+                seat: Player(cluster.servers[seat % 3].ws(table_id), tokens[seat])
+                for seat in humans
+            }
+            watcher = Player(cluster.servers[2].ws(table_id), None)
+            seated = [players.get(s) or watcher for s in range(len(seats))]
+            final = play_out(seated, [watcher], seed=number)
+            for player in [*players.values(), watcher]:
+                assert_saw_every_step(player, final["version"])
+                assert not player.errors, player.errors
+                player.close()
+            live = tables.load_live(pg, table_id)
+            assert live is not None and live.state.is_terminal
+            assert live.version == final["version"]
+            record = httpx.get(f"{cluster.servers[1].base}/api/tables/{table_id}/record").text
+            assert verify_record(GameRecord.loads(record)).fair
+
+
+def test_conflicting_actions_on_two_processes_store_exactly_one(
+    pg: Database, redis_url: str, tmp_path: Path
+) -> None:
+    with ExitStack() as stack:
+        cluster = Cluster(stack, pg, redis_url, tmp_path, 2)
+        table_id = cluster.create("martian", {"target": 50}, [{"kind": "human"}] * 2)
+        tokens = [cluster.join(table_id, seat, 0) for seat in range(2)]
+        # each seat is connected twice, once to each process
+        conns = [[Player(s.ws(table_id), token) for s in cluster.servers] for token in tokens]
+        rounds = 0
+        while rounds < 25:
+            for pair in conns:
+                for player in pair:
+                    player.settle()
+            top = max(p.state["version"] for pair in conns for p in pair)
+            for pair in conns:
+                for player in pair:
+                    player.settle(top - 1)
+            state = conns[0][0].state
+            assert not state["view"]["winners"], "the game should outlast the test"
+            pair = conns[state["view"]["current_player"]]
+            legal = pair[0].state["view"]["legal_actions"]
+            if len(legal) < 2:
+                pair[0].act(legal[0])
+                pair[0].settle(state["version"])  # (act once: wait for its state)
+                continue
+            version = state["version"]
+            start = threading.Barrier(2)
+
+            def send(player: Player, action: str, start: threading.Barrier = start) -> None:
+                start.wait()
+                player.act(action)
+
+            threads = [
+                threading.Thread(target=send, args=(player, action))
+                for player, action in zip(pair, legal[:2], strict=False)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            for player in pair:
+                player.settle(version)
+            for _ in range(100):  # the refusal may come after the new state
+                if any(p.errors for p in pair):
+                    break
+                for player in pair:
+                    with contextlib.suppress(TimeoutError):
+                        player.receive(timeout=0.05)
+            live = tables.load_live(pg, table_id)
+            assert live is not None
+            stored = live.actions[version].text()
+            refused = [e for p in pair for e in p.errors if e["code"] == "stale_version"]
+            assert stored in legal[:2] and len(refused) == 1, (stored, refused)
+            for player in pair:
+                player.errors.clear()
+            rounds += 1
+        for pair in conns:
+            for player in pair:
+                player.close()
+
+
+def lease_holder(redis_url: str, table_id: str, cluster: Cluster) -> int:
+    """Which of the cluster's servers holds the table's lease (by its process id)."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    for _ in range(200):
+        for key in client.scan_iter(match=f"marsdice:*:lease:{table_id}"):
+            holder = client.get(key)
+            if holder is not None:
+                pid = int(holder.decode().split(":")[1])
+                for index, server in enumerate(cluster.servers):
+                    if server.process.pid == pid:
+                        return index
+        time.sleep(0.05)
+    raise AssertionError("nobody holds the lease")
+
+
+def finished(pg: Database, table_id: str) -> bool:
+    return tables.get_table(pg, table_id).status == tables.FINISHED
+
+
+def wait_until(check: Any, what: str, tries: int = 600) -> None:
+    for _ in range(tries):
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_the_lease_holder_dies_and_another_process_finishes_the_game(
+    pg: Database, redis_url: str, tmp_path: Path, how: signal.Signals
+) -> None:
+    with ExitStack() as stack:
+        # SIGTERM hands the lease over at once; with a 1.5 s lease, SIGKILL costs that wait
+        cluster = Cluster(stack, pg, redis_url, tmp_path, 2, "--bot-delay", "0.05")
+        bots = [{"kind": "bot", "bot": "cautious"}, {"kind": "bot", "bot": "expected"}]
+        table_id = cluster.create("martian", {"target": 20}, bots)
+        holder = lease_holder(redis_url, table_id, cluster)
+        other = 1 - holder
+        watchers = [Player(server.ws(table_id), None) for server in cluster.servers]
+        while watchers[holder].state["version"] < 6:
+            watchers[holder].receive()
+        before = watchers[holder].state["version"]
+        assert not finished(pg, table_id)
+        cluster.servers[holder].stop(how)
+        # the killed process's watcher reconnects to the other one and resumes
+        moved = Player(cluster.servers[other].ws(table_id), None)
+        assert moved.state["version"] >= before
+        while not moved.state["view"]["winners"]:
+            moved.receive()
+        assert finished(pg, table_id)
+        while not watchers[other].state["view"]["winners"]:
+            watchers[other].receive()
+        assert_saw_every_step(watchers[other], moved.state["version"])
+        live = tables.load_live(pg, table_id)  # replays every stored step: none missing
+        assert live is not None and live.version == moved.state["version"]
+        record = httpx.get(f"{cluster.servers[other].base}/api/tables/{table_id}/record").text
+        assert verify_record(GameRecord.loads(record)).fair  # no roll drawn twice
+        takeovers = httpx.get(f"{cluster.servers[other].base}/metrics").text
+        assert "marsdice_lease_takeovers_total 1.0" in takeovers
+        for watcher in (*watchers, moved):
+            watcher.close()
+
+
+class PrivateRedis:
+    """A redis-server of the test's own, to stop and start again."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("redis-server is not installed: the Redis restart test needs its own")
+        self.binary = binary
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--save", "", "--appendonly", "no",
+             "--bind", "127.0.0.1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        import redis
+
+        client = redis.Redis.from_url(self.url)
+        wait_until(lambda: _pings(client), "redis-server starts")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(10)
+            self.process = None
+
+
+def _pings(client: Any) -> bool:
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False
+
+
+def test_a_redis_restart_loses_no_action(pg: Database, tmp_path: Path) -> None:
+    from marsdice.storage.testing import postgres_unavailable
+
+    if reason := postgres_unavailable():
+        pytest.skip(reason)
+    redis = PrivateRedis()
+    with ExitStack() as stack:
+        stack.callback(redis.stop)
+        cluster = Cluster(stack, pg, redis.url, tmp_path, 2)
+        table_id = cluster.create("martian", {"target": 12}, [{"kind": "human"}] * 2)
+        tokens = [cluster.join(table_id, seat, seat) for seat in range(2)]
+        players = [Player(cluster.servers[s].ws(table_id), tokens[s]) for s in range(2)]
+        chooser = random.Random(3)
+        acted: list[tuple[int, str]] = []
+        step = 0
+        while True:
+            states = [p.settle() for p in players]
+            top = max(state["version"] for state in states)
+            states = [p.settle(top - 1) for p in players]
+            state = states[0]
+            if state["view"]["winners"]:
+                break
+            if step == 4:
+                redis.stop()  # the news stops: the sweep re-reads the database meanwhile
+            if step == 10:
+                redis.start()
+            mover = players[state["view"]["current_player"]]
+            action = chooser.choice(mover.state["view"]["legal_actions"])
+            acted.append((state["version"], action))
+            mover.act(action)
+            for player in players:
+                player.settle(state["version"])
+            step += 1
+        assert step > 10, "the game should outlast the restart"
+        live = tables.load_live(pg, table_id)
+        assert live is not None and live.state.is_terminal
+        for version, action in acted:  # every acknowledged action is in the log
+            assert live.actions[version].text() == action
+        for player in players:
+            assert not player.errors, player.errors
+            player.close()
+
+
+def test_without_redis_a_second_process_is_refused(
+    pg: Database, redis_url: str, tmp_path: Path
+) -> None:
+    with ExitStack() as stack:
+        alone = Server(pg.url, tmp_path)
+        stack.callback(alone.kill)
+        second = Server(pg.url, tmp_path, wait=False)
+        assert second.process.wait(30) == 2
+        assert "another marsdice server is using this database" in second.log_path.read_text()
+        with_redis = Server(pg.url, tmp_path, "--redis-url", redis_url, wait=False)
+        with_redis.process.wait(30)
+        assert with_redis.process.returncode == 2
+        assert "without Redis is using this database" in with_redis.log_path.read_text()
+
+
+def test_redis_with_sqlite_is_refused(tmp_path: Path, redis_url: str) -> None:
+    server = Server(f"sqlite:///{tmp_path / 'one.sqlite3'}", tmp_path, "--redis-url", redis_url,
+                    wait=False)  # fmt: skip
+    server.process.wait(30)
+    assert server.process.returncode == 2
+    assert "several server processes need PostgreSQL" in server.log_path.read_text()
