@@ -416,11 +416,9 @@ def test_schema_is_package_data() -> None:
 def test_bad_record_is_one_line_and_exit_2(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
     text: str,
     message: str,
 ) -> None:
-    monkeypatch.setitem(cli_main.COMMANDS, "review", "marsdice.cli.review")
     path = tmp_path / "bad.mdr"
     path.write_text(text, encoding="utf-8")
     assert cli_main.main(["review", str(path)]) == 2
@@ -433,9 +431,7 @@ def test_missing_file_and_taken_output_are_refused_before_work(
     two_player_record: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(cli_main.COMMANDS, "review", "marsdice.cli.review")
     assert cli_main.main(["review", str(tmp_path / "missing.mdr")]) == 2
     lines = error_lines(capsys.readouterr().err)
     assert len(lines) == 1 and "No such file" in lines[0]
