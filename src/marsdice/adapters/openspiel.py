@@ -330,7 +330,7 @@ def _plain(value: Any) -> JSON:
 
 
 def _names(players: int) -> Sequence[str]:
-    return [f"P{seat}" for seat in range(players)]
+    return [f"P{seat + 1}" for seat in range(players)]
 
 
 for _game_class in (MartianDiceGame, MarsAttacksGame):
