@@ -16,7 +16,7 @@ from starlette.websockets import WebSocketDisconnect
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.testing import temporary_database
-from marsdice.web.app import create_app
+from marsdice.web.app import FLOOD_LIMIT, create_app
 from marsdice.web.hub import Hub
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -66,6 +66,21 @@ def test_a_flood_is_rate_limited(db: Database) -> None:
             replies = [json.loads(ws.receive_text()) for _ in range(8)]
         assert replies[:5] == [{"type": "pong"}] * 5
         assert [r["code"] for r in replies[5:]] == ["rate_limited"] * 3
+
+
+def test_a_client_that_never_slows_down_is_disconnected(db: Database) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    with TestClient(create_app(database=db, rate=0.001, burst=1)) as client:
+        table_id, _ = seated_table(client)
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            for _ in range(FLOOD_LIMIT + 2):
+                ws.send_text('{"type": "ping"}')
+            replies = [json.loads(ws.receive_text()) for _ in range(FLOOD_LIMIT + 1)]
+            assert [r.get("code") for r in replies[1:]] == ["rate_limited"] * FLOOD_LIMIT
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_text()
+            assert closed.value.code == 1008
 
 
 def test_accepted_actions_are_never_rate_limited(db: Database) -> None:

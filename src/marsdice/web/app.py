@@ -40,6 +40,8 @@ from marsdice.web.schemas import (
 )
 
 log: Final = logging.getLogger("marsdice.web")
+#: messages dropped for the rate limit in a row before the connection is closed (code 1008)
+FLOOD_LIMIT: Final = 100
 _FIELD: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -265,6 +267,7 @@ def create_app(
             return
         client = Client(table_id, websocket.send_text)
         bucket = _Bucket(rate, burst)
+        refused = 0  # messages dropped in a row
         hub.attach(client)
         try:
             while True:
@@ -273,7 +276,17 @@ def create_app(
                     return
                 try:
                     if not bucket.take():
+                        refused += 1
+                        if refused > FLOOD_LIMIT:  # a client that never slows down
+                            log.warning(
+                                "table %s: a flooding connection was closed",
+                                table_id,
+                                extra={"event": "flood", "table": table_id},
+                            )
+                            await websocket.close(code=1008)
+                            return
                         raise ProtocolError("rate_limited", "too many messages: slow down")
+                    refused = 0
                     if await _handle(hub, client, message):
                         bucket.refund()
                 except ProtocolError as error:
