@@ -35,6 +35,9 @@ from typing import Any, Final
 from marsdice.adapters import require
 from marsdice.adapters.common import MAX_MOVES, capped_returns, split_params
 from marsdice.adapters.encoding import Encoder, encoder
+from marsdice.attacks.actions import Draw
+from marsdice.attacks.setup import new_game as new_attacks_game
+from marsdice.attacks.variant import Variant as AttacksVariant
 from marsdice.core.game import CHANCE, JSON, Game, GameState, Variant
 from marsdice.games import get_game
 
@@ -112,6 +115,8 @@ class MarsDiceGame(pyspiel.Game):  # type: ignore[misc]
         #: tuple: the engines hand out the same tuple for the same roll, and an index depends
         #: only on the variant, so rolls of 13 dice (2380 outcomes) are encoded once
         self.chance_cache: dict[int, tuple[object, tuple[tuple[int, float], ...]]] = {}
+        #: the card set's names in notation (Mars Attacks), for the deal
+        self.slugs: tuple[str, ...] = tuple(c.slug for c in getattr(self.variant, "cards", ()))
         # a dealt-in-file-order opening: what the encodings need before the real deal is done
         self.placeholder: GameState = self.game.start(self.variant, random.Random(0))
 
@@ -250,33 +255,28 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         return 4 * self.owner.variant.players
 
     def _undealt(self) -> list[int]:
-        cards = len(getattr(self.owner.variant, "cards", ()))
-        return [card for card in range(cards) if card not in self.dealt]
+        return [card for card in range(len(self.owner.slugs)) if card not in self.dealt]
 
     def _deal_index(self, card: int) -> int:
-        placeholder = self.owner.placeholder
-        draw = self._draw(card)
-        return self.owner.game.encode_chance(placeholder, draw)
-
-    def _draw(self, card: int) -> Any:
-        from marsdice.attacks.actions import Draw
-
-        return Draw(self.owner.variant.cards[card].slug)  # type: ignore[attr-defined]
+        """A dealt card's outcome index: the draw of that card (as Memphis's draw)."""
+        return self.owner.game.encode_chance(self.owner.placeholder, Draw(self.owner.slugs[card]))
 
     def _deal_card(self, index: int) -> int:
         outcome = self.owner.game.decode_chance(self.owner.placeholder, index)
-        slugs = [card.slug for card in self.owner.variant.cards]  # type: ignore[attr-defined]
-        card = slugs.index(outcome.text().removeprefix("draw:"))
+        if not isinstance(outcome, Draw) or outcome.card not in self.owner.slugs:
+            raise ValueError(f"{outcome.text()} is not a card to deal")
+        card = self.owner.slugs.index(outcome.card)
         if card in self.dealt:
-            raise ValueError(f"card {outcome.text()} is already dealt")
+            raise ValueError(f"{outcome.text()} is already dealt")
         return card
 
     def _dealt_opening(self) -> GameState:
-        from marsdice.attacks.setup import new_game
-
+        """The engine's opening once every stack is dealt (the rest stay in the box)."""
         n = self.owner.variant.players
         stacks = [list(self.dealt[i * n : (i + 1) * n]) for i in range(4)]
-        return new_game(self.owner.variant, stacks)  # type: ignore[arg-type]
+        variant = self.owner.variant
+        assert isinstance(variant, AttacksVariant)
+        return new_attacks_game(variant, stacks)
 
 
 class _Shared:
