@@ -40,3 +40,14 @@ def require(module: str) -> ModuleType:
         raise ResearchExtraMissing(
             f"{module} is not installed: the research interfaces need {INSTALL_HINT}"
         ) from error
+
+
+#: the interfaces, each a submodule needing the extra
+INTERFACES = ("openspiel", "pettingzoo", "gymnasium")
+
+
+def __getattr__(name: str) -> ModuleType:
+    """``marsdice.adapters.gymnasium`` and the others load on first use."""
+    if name in INTERFACES:
+        return import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
