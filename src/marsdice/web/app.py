@@ -26,6 +26,7 @@ from marsdice.storage.tables import NotFoundError, SeatSpec, StorageError
 from marsdice.web.cluster import Cluster, RedisCluster
 from marsdice.web.hub import Client, Hub, ProtocolError
 from marsdice.web.metrics import Metrics
+from marsdice.web.pages import add_pages
 from marsdice.web.schemas import (
     CLIENT_MESSAGE,
     MAX_MESSAGE_BYTES,
@@ -248,6 +249,8 @@ def create_app(
     @app.get("/api/tables/{table_id}/record", response_class=PlainTextResponse)
     async def table_record(table_id: str) -> str:
         return await asyncio.to_thread(tables.export_record, db, table_id)
+
+    add_pages(app)
 
     @app.websocket("/ws/tables/{table_id}")
     async def play(websocket: WebSocket, table_id: str) -> None:
