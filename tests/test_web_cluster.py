@@ -395,6 +395,9 @@ def test_a_redis_restart_loses_no_action(pg: Database, tmp_path: Path) -> None:
                 break
             if step == 4:
                 redis.stop()  # the news stops: the sweep re-reads the database meanwhile
+            if step == 6:  # a load balancer would take the processes out meanwhile
+                health = httpx.get(f"{cluster.servers[0].base}/healthz")
+                assert health.status_code == 503 and health.json()["redis"] is False
             if step == 10:
                 redis.start()
             mover = players[state["view"]["current_player"]]
@@ -435,3 +438,31 @@ def test_redis_with_sqlite_is_refused(tmp_path: Path, redis_url: str) -> None:
     server.process.wait(30)
     assert server.process.returncode == 2
     assert "several server processes need PostgreSQL" in server.log_path.read_text()
+
+
+def steps_by(server: Server) -> float:
+    text = httpx.get(f"{server.base}/metrics").text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("marsdice_steps_total{")
+    )
+
+
+def test_one_process_does_a_tables_server_side_work(
+    pg: Database, redis_url: str, tmp_path: Path
+) -> None:
+    with ExitStack() as stack:
+        cluster = Cluster(stack, pg, redis_url, tmp_path, 2)
+        bots = [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "cautious"}]
+        table_id = cluster.create("martian", {"target": 15}, bots)
+        watchers = [Player(server.ws(table_id), None) for server in cluster.servers]
+        for watcher in watchers:
+            while not watcher.state["view"]["winners"]:
+                watcher.receive()
+        final = watchers[0].state["version"]
+        for watcher in watchers:
+            assert_saw_every_step(watcher, final)
+            watcher.close()
+        counts = sorted(steps_by(server) for server in cluster.servers)
+        assert counts == [0, final], "every roll and bot move by the lease holder alone"
