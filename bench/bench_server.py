@@ -357,14 +357,15 @@ def free_port() -> int:
 class Server:
     """One ``marsdice serve`` subprocess on loopback, its output in a log file."""
 
-    def __init__(self, database_url: str, folder: Path) -> None:
+    def __init__(self, database_url: str, folder: Path, extra: Sequence[str] = ()) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / f"server-{self.port}.log"
         with self.log_path.open("w") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "marsdice.cli.main", "serve", "--port", str(self.port),
-                 "--database-url", database_url, "--bot-delay", "0", "--log-level", "warning"],
+                 "--database-url", database_url, "--bot-delay", "0", "--log-level", "warning",
+                 *extra],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl-C reaches the benchmark, which stops us
             )  # fmt: skip
@@ -406,12 +407,14 @@ class Server:
 
 
 @contextlib.contextmanager
-def servers(database_url: str, processes: int, folder: Path) -> Iterator[list[Server]]:
+def servers(
+    database_url: str, processes: int, folder: Path, extra: Sequence[str] = ()
+) -> Iterator[list[Server]]:
     """``processes`` servers on one database, always stopped."""
     started: list[Server] = []
     try:
         for _ in range(processes):
-            started.append(Server(database_url, folder))
+            started.append(Server(database_url, folder, extra))
         for server in started:
             server.wait_ready()
         yield started
@@ -675,6 +678,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="server processes started on one database (N>1 needs the scale-out issue: "
         "processes do not push steps to each other yet)",
     )
+    parser.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more argument for every server started (e.g. --serve-arg=--redis-url=URL "
+        "once the scale-out issue adds it); repeat for more",
+    )
     parser.add_argument("--tables", type=_positive, default=200, help="tables played at once")
     parser.add_argument(
         "--games-per-table",
@@ -772,7 +783,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         with (
             tempfile.TemporaryDirectory(prefix="marsdice-bench-") as folder,
             database(kind, Path(folder)) as url,
-            servers(url, args.processes, Path(folder)) as started,
+            servers(url, args.processes, Path(folder), args.serve_arg) as started,
         ):
             urls = [server.url for server in started]
             results.append(measure(kind, urls, started, args, url))
