@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -38,6 +47,11 @@ class TableRow(Base):
     setup: Mapped[list[list[str]] | None] = mapped_column(JSON, nullable=True)
     #: the fair generator's counter after the deal
     start_counter: Mapped[int] = mapped_column(Integer, default=0)
+    #: the table's options: hints (advice for everyone), fool_check (the mover is warned
+    #: of a blunder); rows from before revision 0002 read as the defaults
+    options: Mapped[dict[str, Any]] = mapped_column(
+        JSON, server_default=text("""'{"hints": false, "fool_check": true}'""")
+    )
     #: open (waiting for players), running, finished
     status: Mapped[str] = mapped_column(String(16), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

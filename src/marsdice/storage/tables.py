@@ -28,6 +28,9 @@ RUNNING: Final = "running"
 FINISHED: Final = "finished"
 #: the longest display name a seat takes
 MAX_NAME: Final = 40
+#: a table's options and their defaults: ``hints`` shows everyone the advice for the player
+#: to act; ``fool_check`` warns the mover (only) of a blunder before it is sent
+DEFAULT_OPTIONS: Final[Mapping[str, bool]] = {"hints": False, "fool_check": True}
 
 
 class StorageError(MarsDiceError):
@@ -70,6 +73,7 @@ class TableData:
     status: str
     created_at: datetime
     updated_at: datetime
+    options: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
 
     @classmethod
     def of(cls, row: TableRow) -> TableData:
@@ -86,6 +90,7 @@ class TableData:
             status=row.status,
             created_at=_utc(row.created_at),
             updated_at=_utc(row.updated_at),
+            options=table_options(row.options),
         )
 
     @property
@@ -125,6 +130,7 @@ class TableData:
             "variant": self.variant,
             "status": self.status,
             "seats": seats,
+            "options": dict[str, JSON](self.options),
             "commitment": self.commitment,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
@@ -189,11 +195,29 @@ def new_table_id() -> str:
 # --- creation and seats -------------------------------------------------------------------
 
 
+def table_options(stored: Mapping[str, Any] | None) -> dict[str, bool]:
+    """The options as stored, the defaults filling what is missing (an older row)."""
+    options = dict(DEFAULT_OPTIONS)
+    for key, value in (stored or {}).items():
+        if key in options:
+            options[key] = bool(value)
+    return options
+
+
 def create_table(
-    db: Database, game_name: str, params: Mapping[str, JSON], seats: Sequence[SeatSpec]
+    db: Database,
+    game_name: str,
+    params: Mapping[str, JSON],
+    seats: Sequence[SeatSpec],
+    options: Mapping[str, bool] | None = None,
 ) -> TableData:
-    """A new table; ValueError (VariantError: the field first) for bad settings or seats. A
-    table of bots only starts at once."""
+    """A new table; ValueError (VariantError: the field first) for bad settings, seats or
+    options. A table of bots only starts at once."""
+    unknown = sorted(set(options or {}) - set(DEFAULT_OPTIONS))
+    if unknown:
+        raise VariantError(
+            f"options: unknown option {unknown[0]!r}; options: {', '.join(DEFAULT_OPTIONS)}"
+        )
     game = get_game(game_name)
     params = dict(params)
     if "players" not in params:
@@ -217,6 +241,7 @@ def create_table(
         game=game.name,
         variant=dict(game.variant_to_params(variant)),
         seats=seat_rows,
+        options=table_options(options),
         server_seed=seed.hex(),
         commitment=commitment(seed),
         player_seeds=[],

@@ -212,7 +212,9 @@ def create_app(
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable) -> dict[str, Any]:
         seats = [SeatSpec(seat.kind, seat.bot) for seat in body.seats]
-        table = await asyncio.to_thread(tables.create_table, db, body.game, body.variant, seats)
+        table = await asyncio.to_thread(
+            tables.create_table, db, body.game, body.variant, seats, body.options.model_dump()
+        )
         if table.status == tables.RUNNING:
             hub.kick(table.id)
         return dict(table.public())

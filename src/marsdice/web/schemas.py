@@ -24,10 +24,20 @@ class SeatIn(_Strict):
     bot: Annotated[str, Field(min_length=1, max_length=40)] | None = None
 
 
+class TableOptions(_Strict):
+    """How the table helps its players (``docs/protocol.md``)."""
+
+    #: everyone sees the advice for the player to act, with its values
+    hints: bool = False
+    #: the player to act is warned of a blunder (flags only, no values) before sending it
+    fool_check: bool = True
+
+
 class CreateTable(_Strict):
     game: Annotated[str, Field(min_length=1, max_length=32)]
     variant: dict[str, Any] = Field(default_factory=dict)
     seats: Annotated[list[SeatIn], Field(min_length=1, max_length=10)]
+    options: TableOptions = Field(default_factory=TableOptions)
 
 
 class JoinTable(_Strict):
