@@ -4,7 +4,8 @@ random legal actions, and the latency of every action (sent -> the state that in
 
 Run: .venv/bin/python bench/bench_server.py [--db sqlite|postgresql|both] [--tables 200]
      [--games-per-table 1] [--duration SECONDS] [--game martian|attacks|mix] [--target N]
-     [--client-procs K] [--processes N | --server URL ...] [--json FILE]
+     [--think SECONDS] [--client-procs K] [--processes N | --server URL ...]
+     [--serve-arg ARG ...] [--json FILE]        (options and figures: docs/server.md#capacity)
 
 Each table is created over REST with human seats only, every seat is joined, and one
 WebSocket connection per seat plays it. A client acts only on a state that offers it legal
