@@ -24,13 +24,15 @@ from collections.abc import Callable
 from marsdice.attacks import actions as act
 from marsdice.attacks.cards import Symbol
 from marsdice.attacks.phases import Phase
-from marsdice.attacks.solver import TurnSolver, solver_for
+from marsdice.attacks.solver import Estimate, TurnSolver, solver_for
 from marsdice.attacks.state import State, as_state
 from marsdice.bots.attacks_planner import Values
 from marsdice.core.game import Action, GameState
 from marsdice.review.model import PLANNER_VP, Method, Thresholds
 
 Dice = tuple[int, int, int]
+#: the solver's figures of a line of play: value, P(capture), P(bombed), expected progress
+Vec = tuple[float, float, float, float]
 
 
 class AttacksValuator:
@@ -45,14 +47,9 @@ class AttacksValuator:
     def values(self, state: GameState) -> list[tuple[Action, float | None]]:
         """Each legal move with the planner's value of the turn after it (``None``: the
         planner has no estimate for this kind of decision)."""
-        s = as_state(state)
-        legal = s.legal_actions()
-        if s.phase in (Phase.BOSTON, Phase.MEMPHIS):
-            return [(action, None) for action in legal]
-        values = Values(s)
-        solver = solver_for(values.problem)
-        value = _chooser(s, values, solver)
-        return [(action, value(action)) for action in legal]
+        return [
+            (action, None if found is None else found.value) for action, found in estimates(state)
+        ]
 
     def chance(self, before: GameState, outcome: Action) -> tuple[int, float, float] | None:
         """``(seat, value before, value after)`` of a roll under the planner's play."""
@@ -100,13 +97,35 @@ class AttacksValuator:
         )
 
 
+def estimates(state: GameState) -> list[tuple[Action, Estimate | None]]:
+    """Each legal move with the planner's estimate of the turn after it: its value (what
+    the review rates), the chances of a capture and of being bombed, the expected progress
+    (``None``: no estimate for this kind of decision, Boston's step and Memphis's stack)."""
+    s = as_state(state)
+    legal = s.legal_actions()
+    if s.phase in (Phase.BOSTON, Phase.MEMPHIS):
+        return [(action, None) for action in legal]
+    values = Values(s)
+    solver = solver_for(values.problem)
+    vector = _chooser(s, values, solver)
+    out: list[tuple[Action, Estimate | None]] = []
+    for action in legal:
+        found = vector(action)
+        out.append((action, None if found is None else Estimate.of(found)))
+    return out
+
+
+def _vec(estimate: Estimate) -> Vec:
+    return (estimate.value, estimate.capture, estimate.bombed, estimate.progress)
+
+
 def as_roll(outcome: object) -> act.Roll:
     assert isinstance(outcome, act.Roll)
     return outcome
 
 
-def _chooser(s: State, values: Values, solver: TurnSolver) -> Callable[[Action], float | None]:
-    """The function giving each legal move's value in this decision."""
+def _chooser(s: State, values: Values, solver: TurnSolver) -> Callable[[Action], Vec | None]:
+    """The function giving each legal move's figures in this decision (the value first)."""
     phase = s.phase
     fallback = values.fallback()
     goals = range(len(values.cards))
@@ -116,26 +135,26 @@ def _chooser(s: State, values: Values, solver: TurnSolver) -> Callable[[Action],
 
     if phase is Phase.TARGET:
 
-        def target(action: Action) -> float | None:
+        def target(action: Action) -> Vec | None:
             assert isinstance(action, act.Target)
-            return solver.target_value(card_goal(action.card), s.set_face).value
+            return _vec(solver.target_value(card_goal(action.card), s.set_face))
 
         return target
     if phase is Phase.SEATTLE:
 
-        def seattle(action: Action) -> float | None:
+        def seattle(action: Action) -> Vec | None:
             face = action.face if isinstance(action, act.SeattleSet) else None
             if s.target is None:  # before the declaration: the best target with that die
-                return max(solver.first_roll(g, face).value for g in goals)
-            return solver.first_roll(values.goals_index[s.target], face).value
+                return max((_vec(solver.first_roll(g, face)) for g in goals), key=_value)
+            return _vec(solver.first_roll(values.goals_index[s.target], face))
 
         return seattle
     if phase is Phase.DENVER:
 
-        def denver(action: Action) -> float | None:
+        def denver(action: Action) -> Vec | None:
             if action == act.RESTART:
-                return solver.restart_value().value
-            return solver.bombed_value(fallback).value
+                return _vec(solver.restart_value())
+            return _vec(solver.bombed_value(fallback))
 
         return denver
     assert s.target is not None
@@ -144,10 +163,10 @@ def _chooser(s: State, values: Values, solver: TurnSolver) -> Callable[[Action],
     if phase is Phase.TORONTO:
         first = s.rolls == 1
 
-        def toronto(action: Action) -> float | None:
+        def toronto(action: Action) -> Vec | None:
             if isinstance(action, act.TorontoReroll):
-                return solver._toronto(h, r, n, action.face, goal, fallback, first)[0]
-            return solver._judge(h, r, n, goal, fallback, True, first)[0]
+                return solver._toronto(h, r, n, action.face, goal, fallback, first)
+            return solver._judge(h, r, n, goal, fallback, True, first)
 
         return toronto
     assert phase is Phase.DECIDE
@@ -156,7 +175,7 @@ def _chooser(s: State, values: Values, solver: TurnSolver) -> Callable[[Action],
 
 def _decide_values(
     s: State, values: Values, solver: TurnSolver, goal: int, card_goal: Callable[[str], int]
-) -> Callable[[Action], float | None]:
+) -> Callable[[Action], Vec | None]:
     """Stop, or reroll ``k`` heads against a target: each option's value as the solver's
     reroll point computes it (the chance ``3**-k`` of all heads again brings the same dice
     back, worth the best play at that point)."""
@@ -167,13 +186,13 @@ def _decide_values(
     nodes = solver._cluster(h, r, n, toronto)
     if current.detroit:
         snapshot: tuple[float, int] = (0.0, 0)
-        stop = solver._bombed(fallback)[0]
+        stop = solver._bombed(fallback)
     else:
         held = _count(current.symbol, (h, r, n))
         snapshot = (current.place[held], held)
-        stop = solver._stop(h, r, n, goal, fallback)[0]
+        stop = solver._stop(h, r, n, goal, fallback)
 
-    def decide(action: Action) -> float | None:
+    def decide(action: Action) -> Vec | None:
         if action == act.STOP:
             return stop
         assert isinstance(action, act.Reroll)
@@ -181,15 +200,26 @@ def _decide_values(
         other = goal if action.switch is None else card_goal(action.switch)
         back = solver._back(h, r, n, other, snapshot, toronto)
         rest = solver._reroll_rest(h, r, n, k, other, snapshot, toronto)
+        again: Vec
         if other in nodes:
-            loop = nodes[other].best[0]
-            again = loop if back is None else max(back[0], loop)
+            loop = nodes[other].best
+            again = loop if back is None or back[0] < loop[0] else back
         else:
             assert back is not None
-            again = back[0]
-        return rest[0] + 3.0**-k * again
+            again = back
+        p = 3.0**-k
+        return (
+            rest[0] + p * again[0],
+            rest[1] + p * again[1],
+            rest[2] + p * again[2],
+            rest[3] + p * again[3],
+        )
 
     return decide
+
+
+def _value(vec: Vec) -> float:
+    return vec[0]
 
 
 def _count(symbol: Symbol, dice: Dice) -> int:

@@ -131,27 +131,50 @@ def review_record(text: str) -> Review:
     return review_game(game, game.opening(record), record.moves, record.players)
 
 
+def position_choices(valuator: Valuator, state: GameState) -> tuple[Choice, ...]:
+    """One decision's legal moves, each with its value and its loss against the best, as
+    the review rates them (for live advice: :func:`valuator_for` gives the valuator, its
+    ``thresholds.mark(loss)`` the mark)."""
+    values = valuator.values(state)
+    _, best_value = _best(valuator, values)
+    return tuple(
+        Choice(move.text(), value, _loss(valuator, best_value, value)) for move, value in values
+    )
+
+
+def _best(
+    valuator: Valuator, values: Sequence[tuple[Action, float | None]]
+) -> tuple[Action | None, float | None]:
+    """The best rated move and its value (None, None when no move has a value)."""
+    sign = 1.0 if valuator.higher_is_better else -1.0
+    rated = [(move, value) for move, value in values if value is not None]
+    if not rated:
+        return None, None
+    return max(rated, key=lambda item: sign * item[1])
+
+
+def _loss(valuator: Valuator, best_value: float | None, value: float | None) -> float | None:
+    """How much worse ``value`` is than the best (0 within :data:`ZERO_LOSS`)."""
+    if value is None or best_value is None:
+        return None
+    sign = 1.0 if valuator.higher_is_better else -1.0
+    loss = sign * (best_value - value)
+    return 0.0 if loss <= ZERO_LOSS else loss
+
+
 def _decision(
     valuator: Valuator, state: GameState, action: Action, index: int, names: Sequence[str]
 ) -> Decision:
     seat = state.current_player
     values = valuator.values(state)
-    sign = 1.0 if valuator.higher_is_better else -1.0
     played = next(
         (value for move, value in values if move == action or move.text() == action.text()),
         None,
     )
-    rated = [(move, value) for move, value in values if value is not None]
-    best_move: Action | None = None
-    best_value: float | None = None
-    if rated:
-        best_move, best_value = max(rated, key=lambda item: sign * item[1])
+    best_move, best_value = _best(valuator, values)
 
     def loss_of(value: float | None) -> float | None:
-        if value is None or best_value is None:
-            return None
-        loss = sign * (best_value - value)
-        return 0.0 if loss <= ZERO_LOSS else loss
+        return _loss(valuator, best_value, value)
 
     loss = loss_of(played)
     if loss == 0.0:  # a tie with the best is the best: name the move played
