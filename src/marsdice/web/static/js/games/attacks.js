@@ -1,0 +1,604 @@
+// Mars Attacks: The Dice Game — the browser plugin (see docs/rules-attacks.md and
+// src/marsdice/attacks/game.py board()). The page knows no rule: everything shown comes from the
+// server's view, and every text from i18n/{lang}/attacks.json.
+
+const NS = "attacks:";
+const SVG = "http://www.w3.org/2000/svg";
+const FACES = { H: "head", R: "ray", N: "nuke" };
+const SEAT_COLOURS = 6;
+// card names seen on a board, for texts that only carry a card's notation (events, advice)
+const cardNames = new Map();
+// the last roll animated in each board element, so a repeated state does not roll again
+const animated = new WeakMap();
+
+/** A translated text of this namespace. */
+function tr(t, key, params) {
+  const all = { ...(params || {}) };
+  if (typeof all.n === "number" && all.count === undefined) all.count = all.n;
+  return t(NS + key, all);
+}
+
+/** A small DOM builder: h("div", {class: "x"}, child, "text"). */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, String(value));
+  for (const child of children) el.append(child);
+  return el;
+}
+
+/** A card's name from its notation: the name seen on a board, else the notation in words. */
+export function cardName(slug) {
+  if (!slug) return "";
+  if (cardNames.has(slug)) return cardNames.get(slug);
+  return slug
+    .split("-")
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(" ");
+}
+
+function remember(card) {
+  if (card && card.slug) cardNames.set(card.slug, card.name);
+}
+
+function seatName(ctx, seat) {
+  const names = (ctx && ctx.names) || [];
+  return names[seat] || tr(ctx.t, "seat", { n: seat + 1 });
+}
+
+function faceWord(t, letter, count) {
+  return tr(t, `face.${FACES[letter] || "head"}`, { count });
+}
+
+// --- dice --------------------------------------------------------------------------------------
+
+/** An inline picture of a face (no external file, no emoji font needed). */
+export function faceIcon(letter) {
+  const box = svg("svg", { viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" });
+  if (letter === "H") {
+    box.append(
+      svg("line", { x1: 8, y1: 5, x2: 6, y2: 1.5, class: "ink-line" }),
+      svg("line", { x1: 16, y1: 5, x2: 18, y2: 1.5, class: "ink-line" }),
+      svg("circle", { cx: 6, cy: 1.8, r: 1.2, class: "ink" }),
+      svg("circle", { cx: 18, cy: 1.8, r: 1.2, class: "ink" }),
+      svg("ellipse", { cx: 12, cy: 12.5, rx: 7.5, ry: 9, class: "skin" }),
+      svg("ellipse", { cx: 9, cy: 12, rx: 2.4, ry: 3.4, class: "ink", transform: "rotate(-25 9 12)" }),
+      svg("ellipse", { cx: 15, cy: 12, rx: 2.4, ry: 3.4, class: "ink", transform: "rotate(25 15 12)" }),
+    );
+  } else if (letter === "R") {
+    box.append(
+      svg("path", { d: "M3 9h11l3-2h3v8h-3l-3-2H9l-1 7H4l1-7H3z", class: "metal" }),
+      svg("circle", { cx: 7, cy: 11, r: 1.2, class: "ink" }),
+      svg("line", { x1: 21, y1: 9, x2: 23.5, y2: 7, class: "ray-line" }),
+      svg("line", { x1: 21, y1: 11, x2: 24, y2: 11, class: "ray-line" }),
+      svg("line", { x1: 21, y1: 13, x2: 23.5, y2: 15, class: "ray-line" }),
+    );
+  } else {
+    box.append(svg("circle", { cx: 12, cy: 12, r: 10.5, class: "hazard" }));
+    for (let k = 0; k < 3; k += 1) {
+      const a0 = ((-120 + k * 120 - 30) * Math.PI) / 180;
+      const a1 = ((-120 + k * 120 + 30) * Math.PI) / 180;
+      const [r1, r2] = [3.2, 9];
+      const p = (r, a) => `${(12 + r * Math.cos(a)).toFixed(2)} ${(12 + r * Math.sin(a)).toFixed(2)}`;
+      const d = `M${p(r1, a0)} L${p(r2, a0)} A${r2} ${r2} 0 0 1 ${p(r2, a1)} L${p(r1, a1)} A${r1} ${r1} 0 0 0 ${p(r1, a0)}Z`;
+      box.append(svg("path", { d, class: "ink" }));
+    }
+    box.append(svg("circle", { cx: 12, cy: 12, r: 2, class: "ink" }));
+  }
+  return box;
+}
+
+function die(t, letter, fresh, delay) {
+  const el = h(
+    "span",
+    { class: `die die-${FACES[letter]}${fresh ? " rolling" : ""}`, role: "img", "aria-label": faceWord(t, letter, 1) },
+    faceIcon(letter),
+    h("span", { class: "die-letter", "aria-hidden": "true", text: letter }),
+  );
+  if (fresh) el.style.animationDelay = `${delay * 40}ms`;
+  return el;
+}
+
+function lastRoll(view) {
+  const events = view.events || [];
+  for (let i = events.length - 1; i >= 0; i -= 1) if (events[i].type === "rolled") return events[i];
+  return null;
+}
+
+function diceArea(t, view, board, el) {
+  const dice = board.dice;
+  const rolled = lastRoll(view);
+  const signature = rolled ? JSON.stringify([view.events, dice]) : null;
+  const fresh = rolled !== null && animated.get(el) !== signature;
+  if (rolled) animated.set(el, signature);
+  // the dice the last roll brought: every head showing, and that roll's new ray guns and nukes
+  const newOf = { H: 0, R: 0, N: 0 };
+  if (rolled) for (const letter of rolled.faces) newOf[letter] = (newOf[letter] || 0) + 1;
+  let delay = 0;
+  const row = (letter, count, label) => {
+    const dieEls = [];
+    for (let i = 0; i < count; i += 1) {
+      const isNew = fresh && (letter === "H" || i >= count - newOf[letter]);
+      dieEls.push(die(t, letter, isNew, isNew ? delay++ : 0));
+    }
+    return h(
+      "div",
+      { class: `dice-row dice-row-${FACES[letter]}` },
+      h("span", { class: "dice-row-label" }, label, h("b", { class: "dice-count", text: String(count) })),
+      h("span", { class: "dice-set" }, dieEls.length ? dieEls : h("span", { class: "dice-none", text: "—" })),
+    );
+  };
+  const limit = board.nuke_limit;
+  const meter = h("div", {
+    class: "nuke-meter",
+    role: "meter",
+    "aria-valuemin": 0,
+    "aria-valuemax": limit,
+    "aria-valuenow": dice.nukes,
+    "aria-label": tr(t, "nukes_of_limit", { nukes: dice.nukes, limit }),
+  });
+  for (let i = 0; i < limit; i += 1) {
+    meter.append(h("span", { class: `nuke-slot${i < dice.nukes ? " filled" : ""}`, "aria-hidden": "true" }, i < dice.nukes ? "☢" : ""));
+  }
+  const left = limit - dice.nukes;
+  const los = board.target === "los-angeles";
+  let warning = null;
+  if (dice.nukes >= limit && !los && dice.rolls > 0) warning = tr(t, "bombed_now");
+  else if (los && dice.rolls > 0) warning = tr(t, "los_angeles_safe");
+  else if (left === 1 && dice.rolls > 0) warning = tr(t, "one_nuke_left");
+  const cup = [];
+  if (dice.to_roll > 0) cup.push(h("p", { class: "dice-cup", text: tr(t, "to_roll", { n: dice.to_roll }) }));
+  if (dice.set) cup.push(h("p", { class: "dice-cup", text: tr(t, "seattle_set", { face: faceWord(t, dice.set, 1) }) }));
+  return h(
+    "section",
+    { class: "atk-dice", "aria-label": tr(t, "dice") },
+    h(
+      "div",
+      { class: "atk-dice-head" },
+      h("h3", { text: tr(t, "dice") }),
+      h("span", { class: "atk-rolls", text: tr(t, "rolls", { n: dice.rolls }) }),
+    ),
+    row("H", dice.heads, tr(t, "heads_showing")),
+    row("R", dice.rays, tr(t, "rays_locked")),
+    row("N", dice.nukes, tr(t, "nukes_locked")),
+    h(
+      "div",
+      { class: "nuke-line" },
+      h("span", { class: "nuke-text", text: tr(t, "nukes_of_limit", { nukes: dice.nukes, limit }) }),
+      meter,
+    ),
+    warning ? h("p", { class: "atk-warning", role: "note" }, h("span", { "aria-hidden": "true", text: "⚠ " }), warning) : null,
+    cup,
+  );
+}
+
+// --- cards -------------------------------------------------------------------------------------
+
+function isPlaceholder(card, field) {
+  return Array.isArray(card.placeholder) && card.placeholder.includes(field);
+}
+
+function number(t, card, field, label) {
+  const mark = isPlaceholder(card, field);
+  return h(
+    "span",
+    { class: `card-num card-${field}`, title: mark ? tr(t, "placeholder_value") : null },
+    h("span", { class: "card-num-label", text: label }),
+    h("b", { text: String(card[field]) }),
+    mark ? h("sup", { class: "placeholder-mark", "aria-label": tr(t, "placeholder_value"), text: "*" }) : null,
+  );
+}
+
+function symbolIcon(symbol) {
+  return { ray: faceIcon("R"), head: faceIcon("H"), nuke: faceIcon("N") }[symbol] || h("span", { class: "bust-icon", "aria-hidden": "true", text: "✸" });
+}
+
+function seatMarker(ctx, seat, extra) {
+  return h(
+    "span",
+    { class: `seat-marker seat-${seat % SEAT_COLOURS}${extra ? ` ${extra}` : ""}`, title: seatName(ctx, seat) },
+    String(seat + 1),
+  );
+}
+
+function track(ctx, card) {
+  const t = ctx.t;
+  const tokens = card.tokens || [];
+  const spaces = h("ol", { class: "track", "aria-label": tr(t, "track", { n: card.requirement }) });
+  for (let space = 1; space <= card.requirement; space += 1) {
+    const here = [];
+    tokens.forEach((value, seat) => {
+      if (value === space) here.push(seat);
+    });
+    const label = here.length
+      ? tr(t, "space_tokens", { n: space, who: here.map((s) => seatName(ctx, s)).join(", ") })
+      : String(space);
+    spaces.append(
+      h(
+        "li",
+        { class: `track-space${space === card.requirement ? " capture" : ""}`, "aria-label": label },
+        h("span", { class: "space-n", "aria-hidden": "true", text: String(space) }),
+        here.map((seat) => seatMarker(ctx, seat)),
+      ),
+    );
+  }
+  return spaces;
+}
+
+function cardFace(ctx, card, options) {
+  const t = ctx.t;
+  remember(card);
+  const kind = tr(t, `kind.${card.kind}`);
+  const symbol = tr(t, `symbol.${card.symbol}`);
+  const ability = card.ability
+    ? h(
+        "p",
+        { class: `card-ability ability-${["boston", "seattle", "toronto", "denver"].includes(card.ability) ? "green" : "red"}` },
+        h("b", { text: tr(t, `ability.${card.ability}.colour`) + ": " }),
+        tr(t, `ability.${card.ability}.text`),
+        isPlaceholder(card, "ability") ? h("sup", { class: "placeholder-mark", text: "*" }) : null,
+      )
+    : null;
+  const nukes = [];
+  for (let i = 0; i < card.nukes; i += 1) nukes.push(h("span", { class: "card-nuke", "aria-hidden": "true" }, faceIcon("N")));
+  return h(
+    "article",
+    {
+      class: `atk-card kind-${card.kind}${options.target ? " is-target" : ""}${options.small ? " small" : ""}`,
+      "aria-label": tr(t, "card_label", {
+        name: card.name,
+        kind,
+        symbol,
+        requirement: card.requirement,
+        vp: card.vp,
+        nukes: card.nukes,
+      }),
+      "data-card": card.slug,
+    },
+    options.target ? h("span", { class: "target-badge", text: "◎ " + tr(t, "target") }) : null,
+    h(
+      "header",
+      { class: "card-title" },
+      h("span", { class: "card-symbol", title: symbol }, symbolIcon(card.symbol)),
+      h("span", { class: "card-name", text: card.name }),
+    ),
+    h(
+      "div",
+      { class: "card-nums" },
+      number(t, card, "requirement", tr(t, "needs")),
+      number(t, card, "vp", tr(t, "vp")),
+      h(
+        "span",
+        { class: "card-num card-nukes", title: tr(t, "card_nukes") },
+        h("span", { class: "card-num-label", text: "☢" }),
+        nukes.length ? nukes : h("b", { text: "0" }),
+        isPlaceholder(card, "nukes") ? h("sup", { class: "placeholder-mark", text: "*" }) : null,
+      ),
+    ),
+    h("p", { class: "card-kind", text: `${kind} · ${symbol}` }),
+    ability,
+    options.small ? null : track(ctx, card),
+  );
+}
+
+function stacksArea(ctx, board) {
+  const t = ctx.t;
+  const cards = board.stacks.map((stack) => {
+    const target = stack.card && stack.card.slug === board.target;
+    return h(
+      "div",
+      { class: `atk-stack${stack.card ? "" : " empty"}` },
+      h(
+        "div",
+        { class: "stack-head" },
+        h("span", { class: "stack-n", text: tr(t, "stack", { n: stack.stack }) }),
+        h("span", { class: "stack-size", text: tr(t, "cards_left", { n: stack.size }) }),
+        board.memphis_stack === stack.stack ? h("span", { class: "stack-memphis", text: "Memphis" }) : null,
+      ),
+      stack.card ? cardFace(ctx, stack.card, { target }) : h("p", { class: "stack-empty", text: tr(t, "stack_empty") }),
+    );
+  });
+  return h("section", { class: "atk-stacks", "aria-label": tr(t, "face_up_cards") }, cards);
+}
+
+function playersArea(ctx, view, board) {
+  const t = ctx.t;
+  const rows = [];
+  for (let seat = 0; seat < view.players; seat += 1) {
+    const owned = board.owned[seat] || [];
+    owned.forEach(remember);
+    const tokens = board.tokens[seat] || [];
+    const current = view.current_player === seat;
+    rows.push(
+      h(
+        "li",
+        { class: `atk-player${current ? " is-current" : ""}${ctx.seat === seat ? " is-me" : ""}`, "data-seat": seat },
+        h(
+          "div",
+          { class: "atk-player-head" },
+          seatMarker(ctx, seat),
+          h("span", { class: "atk-player-name" }, current ? h("span", { class: "turn-arrow", "aria-label": tr(t, "to_play"), text: "▶ " }) : null, seatName(ctx, seat)),
+          h("span", { class: "atk-vp", text: tr(t, "vp_total", { n: view.scores[seat] }) }),
+        ),
+        h(
+          "p",
+          { class: "atk-tokens" },
+          tr(t, "tokens_free", { n: board.free_tokens[seat] }),
+          tokens.length ? " · " + tokens.map((tok) => `${cardName(tok.card)} ${tok.value}`).join(", ") : "",
+        ),
+        owned.length
+          ? h(
+              "ul",
+              { class: "atk-owned", "aria-label": tr(t, "captured_cards") },
+              owned.map((card) =>
+                h(
+                  "li",
+                  { class: `owned-card kind-${card.kind}`, title: card.ability ? tr(t, `ability.${card.ability}.text`) : null },
+                  h("span", { class: "owned-name", text: card.name }),
+                  h("span", { class: "owned-vp", text: tr(t, "vp_short", { n: card.vp }) }),
+                  card.ability ? h("span", { class: "owned-ability", text: "★" }) : null,
+                ),
+              ),
+            )
+          : h("p", { class: "atk-owned-none", text: tr(t, "no_cards") }),
+      ),
+    );
+  }
+  return h("section", { class: "atk-players", "aria-label": tr(t, "players") }, h("ol", {}, rows));
+}
+
+function statusLine(ctx, view, board) {
+  const t = ctx.t;
+  const faceUpNukes = board.stacks.reduce((sum, s) => sum + (s.card ? s.card.nukes : 0), 0);
+  const bits = [
+    h("span", { class: "atk-chip", text: tr(t, `difficulty.${board.difficulty}`) }),
+    h("span", {
+      class: "atk-chip",
+      text: tr(t, "limit_parts", { limit: board.nuke_limit, cards: faceUpNukes, card: board.nuke_limit - faceUpNukes }),
+    }),
+    h("span", { class: "atk-chip", text: tr(t, "box", { n: board.box }) }),
+    h("span", { class: "atk-chip", text: tr(t, "round", { n: view.rounds }) }),
+  ];
+  if (board.extra_turn) bits.push(h("span", { class: "atk-chip chip-extra", text: "⟳ " + tr(t, "extra_turn") }));
+  if (board.end_triggered) bits.push(h("span", { class: "atk-chip chip-last", text: "⚑ " + tr(t, "last_round") }));
+  if (board.target) {
+    const card = board.stacks.map((s) => s.card).find((c) => c && c.slug === board.target);
+    const need = card ? card.requirement : "?";
+    bits.push(
+      h("span", { class: "atk-chip chip-target", text: "◎ " + tr(t, "target_count", { name: cardName(board.target), count: board.count, need }) }),
+    );
+  }
+  const prompt =
+    view.current_player >= 0 && ctx.seat === view.current_player && (view.legal_actions || []).length
+      ? h("p", { class: "atk-prompt", text: tr(t, `phase.${view.phase}`) })
+      : null;
+  return h("div", { class: "atk-status-wrap" }, h("div", { class: "atk-status" }, bits), prompt);
+}
+
+function placeholderNote(ctx, board) {
+  const any = board.stacks.some((s) => s.card && Array.isArray(s.card.placeholder) && s.card.placeholder.length);
+  return any ? h("p", { class: "atk-placeholder-note" }, h("sup", { text: "*" }), " " + tr(ctx.t, "placeholder_note")) : null;
+}
+
+// --- the plugin ------------------------------------------------------------------------------------
+
+function renderBoard(el, view, ctx) {
+  const t = ctx.t;
+  const board = view.board;
+  el.classList.add("atk-board");
+  if (!board) {
+    el.replaceChildren(h("p", { text: tr(t, "no_board") }));
+    return;
+  }
+  const parts = [
+    statusLine(ctx, view, board),
+    stacksArea(ctx, board),
+    h("div", { class: "atk-lower" }, diceArea(t, view, board, el), playersArea(ctx, view, board)),
+    placeholderNote(ctx, board),
+  ];
+  el.replaceChildren(...parts.filter(Boolean));
+}
+
+function describeEvent(event, ctx) {
+  const t = ctx.t;
+  const who = event.seat !== undefined ? seatName(ctx, event.seat) : "";
+  const card = cardName(event.card);
+  const key = `event.${event.type}`;
+  switch (event.type) {
+    case "turn-began":
+      return tr(t, event.extra ? "event.turn-began-extra" : key, { who, n: event.turn });
+    case "turn-ended":
+      return tr(t, key, { who, outcome: tr(t, `outcome.${event.outcome}`) });
+    case "rolled":
+      return tr(t, event.toronto ? "event.rolled-toronto" : key, {
+        who,
+        faces: event.faces || "—",
+        heads: event.heads,
+        rays: event.rays,
+        nukes: event.nukes,
+      });
+    case "rerolling":
+      return tr(t, event.switch ? "event.rerolling-switch" : key, { who, n: event.count, card: cardName(event.switch) });
+    case "bombed":
+      return tr(t, event.detroit ? "event.bombed-detroit" : key, { who, card, nukes: event.nukes, limit: event.limit, count: event.count });
+    case "card-turned-up":
+      return event.card ? tr(t, key, { n: event.stack, card }) : tr(t, "event.stack-empty", { n: event.stack });
+    case "tokens-home":
+      return tr(t, key, { card, who: (event.seats || []).map((s) => seatName(ctx, s)).join(", ") });
+    case "seattle-used":
+    case "toronto-used":
+      return tr(t, key, { who, face: faceWord(t, event.face, 1) });
+    case "ability-declined":
+      return tr(t, key, { who, ability: cardName(event.ability) });
+    case "denver-restarted":
+      return tr(t, event.whole_turn ? key : "event.denver-restarted-target", { who });
+    case "oklahoma-cycled":
+      return tr(t, key, { who, cards: (event.cards || []).map(cardName).join(", ") });
+    case "game-over":
+      return tr(t, key, {
+        who: (event.winners || []).map((s) => seatName(ctx, s)).join(", "),
+        scores: (event.scores || []).join(" – "),
+      });
+    case "new-york-back":
+      return tr(t, event.value ? key : "event.new-york-removed", { who, card, n: event.value });
+    case "token-placed":
+      return tr(t, event.kept ? "event.token-kept" : key, { who, card, n: event.value });
+    default:
+      return tr(t, key, {
+        who,
+        card,
+        n: event.value !== undefined ? event.value : event.stack,
+        count: event.count,
+        need: event.requirement,
+        vp: event.vp,
+        total: event.total,
+        token: event.token,
+        empty: event.empty,
+      });
+  }
+}
+
+function actionLabel(action, view, ctx) {
+  const t = ctx.t;
+  const board = (view && view.board) || { stacks: [] };
+  if (board.stacks) board.stacks.forEach((s) => remember(s.card));
+  if (action === "stop") return { label: tr(t, "action.stop"), key: "s" };
+  if (action === "pass") return { label: tr(t, "action.pass"), key: "p" };
+  if (action === "restart") return { label: tr(t, "action.restart"), key: "d" };
+  let m = /^@(.+)$/.exec(action);
+  if (m) {
+    const stack = (board.stacks || []).find((s) => s.card && s.card.slug === m[1]);
+    return { label: tr(t, "action.target", { card: cardName(m[1]) }), key: stack ? String(stack.stack) : null };
+  }
+  m = /^boston@(.+)$/.exec(action);
+  if (m) {
+    const stack = (board.stacks || []).find((s) => s.card && s.card.slug === m[1]);
+    return { label: tr(t, "action.boston", { card: cardName(m[1]) }), key: stack ? String(stack.stack) : null };
+  }
+  m = /^(seattle|toronto):([HRN])$/.exec(action);
+  if (m) return { label: tr(t, `action.${m[1]}`, { face: faceWord(t, m[2], 1) }), key: m[2].toLowerCase() };
+  m = /^memphis:(\d)$/.exec(action);
+  if (m) return { label: tr(t, "action.memphis", { n: m[1] }), key: m[1] };
+  m = /^reroll(\d*)(?:@(.+))?$/.exec(action);
+  if (m) {
+    const count = m[1] ? Number(m[1]) : null;
+    if (m[2]) {
+      const params = { n: count, card: cardName(m[2]) };
+      return { label: tr(t, count === null ? "action.reroll-switch" : "action.reroll-n-switch", params), key: null };
+    }
+    return count === null ? { label: tr(t, "action.reroll"), key: "r" } : { label: tr(t, "action.reroll-n", { n: count }), key: String(count) };
+  }
+  return { label: action, key: null };
+}
+
+function percent(value) {
+  return `${(100 * value).toFixed(value > 0 && value < 0.01 ? 1 : 0)}%`;
+}
+
+function describeChoice(choice, ctx) {
+  const t = ctx.t;
+  const label = actionLabel(choice.action, ctx.view || null, ctx).label;
+  const values = choice.values || {};
+  const parts = [];
+  if (typeof values.capture_probability === "number") parts.push(tr(t, "hint.capture", { p: percent(values.capture_probability) }));
+  if (typeof values.bomb_probability === "number") parts.push(tr(t, "hint.bomb", { p: percent(values.bomb_probability) }));
+  let text = label;
+  if (parts.length) text += ` — ${parts.join(", ")} (${tr(t, "hint.estimates")})`;
+  if (choice.blunder) text += ` · ⚠ ${tr(t, "hint.blunder")}`;
+  return text;
+}
+
+/** The lobby's settings: difficulty, the rules switches and an optional card file. */
+function renderOptions(el, t, players) {
+  void players;
+  const selects = {};
+  const field = (name, control) =>
+    h(
+      "div",
+      { class: "field atk-field", "data-field": name },
+      h("label", { for: `atk-opt-${name}`, text: tr(t, `option.${name}`) }),
+      control,
+      h("p", { class: "field-error", id: `atk-opt-${name}-error`, role: "alert", hidden: true }),
+    );
+  const select = (name, values) => {
+    const control = h(
+      "select",
+      { id: `atk-opt-${name}`, name, "aria-describedby": `atk-opt-${name}-error` },
+      values.map((value) => h("option", { value: String(value), text: tr(t, `option.${name}.${value}`) })),
+    );
+    selects[name] = control;
+    return field(name, control);
+  };
+  const file = h("input", { id: "atk-opt-cards", type: "file", accept: ".json,application/json", name: "cards", "aria-describedby": "atk-opt-cards-error" });
+  const cardsField = field("cards", file);
+  cardsField.querySelector("label").after(h("p", { class: "field-help", text: tr(t, "option.cards.help") }));
+  const state = { cards: null, error: null };
+  const showError = (name, message) => {
+    const box = el.querySelector(`[data-field="${name}"] .field-error`);
+    if (!box) return false;
+    box.textContent = message || "";
+    box.hidden = !message;
+    const control = el.querySelector(`#atk-opt-${name}`);
+    if (control) control.setAttribute("aria-invalid", message ? "true" : "false");
+    return true;
+  };
+  file.addEventListener("change", async () => {
+    state.cards = null;
+    state.error = null;
+    showError("cards", "");
+    const chosen = file.files && file.files[0];
+    if (!chosen) return;
+    try {
+      const data = JSON.parse(await chosen.text());
+      const cards = Array.isArray(data) ? data : data && Array.isArray(data.cards) ? data.cards : null;
+      if (!cards) throw new Error(tr(t, "option.cards.not_list"));
+      state.cards = cards;
+    } catch (error) {
+      state.error = error instanceof SyntaxError ? tr(t, "option.cards.not_json", { why: error.message }) : error.message;
+      showError("cards", state.error);
+    }
+  });
+  el.append(
+    h(
+      "fieldset",
+      { class: "atk-options" },
+      h("legend", { text: tr(t, "option.legend") }),
+      select("difficulty", ["easy", "hard"]),
+      select("bombed", ["last-roll", "whole-turn"]),
+      select("reroll", ["all", "subset"]),
+      select("end_stacks", [2, 1, 3, 4]),
+      select("seattle", ["start", "after-target"]),
+      select("denver", ["turn", "target"]),
+      cardsField,
+    ),
+  );
+  const params = () => {
+    if (state.error) throw { field: "cards", message: state.error };
+    const variant = {};
+    for (const [name, control] of Object.entries(selects)) {
+      variant[name] = name === "end_stacks" ? Number(control.value) : control.value;
+    }
+    if (state.cards) variant.cards = state.cards;
+    return variant;
+  };
+  // the lobby shows a server's field error (422, e.g. field "cards") next to the field with this
+  params.showError = showError;
+  return params;
+}
+
+export default { name: "attacks", renderOptions, renderBoard, describeEvent, actionLabel, describeChoice };
