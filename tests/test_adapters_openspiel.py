@@ -21,6 +21,7 @@ ATTACKS = "python_marsdice_attacks"
 
 VARIANTS = [
     (MARTIAN, {"players": 1, "target": 5, "dice": 6}),
+    (MARTIAN, {"players": 1, "dice": 2, "max_moves": 2}),  # capped solo: utility bounds
     (MARTIAN, {"players": 2, "target": 4, "dice": 5, "rolloff_dice": 3}),
     (MARTIAN, {"players": 3, "target": 3, "dice": 4, "rolloff_mode": "single"}),
     (MARTIAN, {"players": 4, "target": 3, "dice": 4, "rolloff_dice": 2}),
@@ -166,3 +167,13 @@ def test_openspiel_mcts_plays_our_games(name: str, params: dict[str, Any]) -> No
             decisions += 1
     assert decisions > 0
     assert sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_a_capped_solo_game_stays_within_the_declared_utilities() -> None:
+    game = pyspiel.load_game(MARTIAN, {"players": 1, "dice": 1, "max_moves": 2})
+    state = game.new_initial_state()
+    tank = next(a for a, _ in state.chance_outcomes() if state.action_to_string(a) == "T")
+    state.apply_action(tank)  # no choice: the turn scores 0
+    state.apply_action(tank)  # and again: the cap, with a third turn begun
+    assert state.is_terminal() and state.returns() == [-3.0]
+    assert game.min_utility() <= -3.0 and game.max_utility() == -1.0

@@ -105,7 +105,7 @@ class MarsDiceGame(pyspiel.Game):  # type: ignore[misc]
             num_distinct_actions=self.game.num_actions(self.variant),
             max_chance_outcomes=self.game.num_chance_outcomes(self.variant),
             num_players=players,
-            min_utility=-float(self.max_moves) if solo else 0.0,
+            min_utility=-float(self.max_moves + 1) if solo else 0.0,  # turns begun
             max_utility=-1.0 if solo else 1.0,
             utility_sum=None if solo else 1.0,
             max_game_length=self.max_moves,
@@ -195,7 +195,8 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         return self.state is not None and self.state.is_terminal
 
     def _legal_actions(self, player: int) -> list[int]:
-        assert self.state is not None and player == self.state.current_player
+        if self.state is None or self.is_terminal() or player != self.state.current_player:
+            return []
         game = self.owner.game
         return sorted(game.encode_action(self.state, a) for a in self.state.legal_actions())
 
