@@ -302,8 +302,12 @@ def test_the_lease_holder_dies_and_another_process_finishes_the_game(
     pg: Database, redis_url: str, tmp_path: Path, how: signal.Signals
 ) -> None:
     with ExitStack() as stack:
-        # SIGTERM hands the lease over at once; with a 1.5 s lease, SIGKILL costs that wait
-        cluster = Cluster(stack, pg, redis_url, tmp_path, 2, "--bot-delay", "0.05")
+        # SIGTERM hands the lease over at once (so a lease of a minute changes nothing);
+        # SIGKILL leaves it to expire (1.5 s)
+        lease = "60" if how == signal.SIGTERM else "1.5"
+        cluster = Cluster(
+            stack, pg, redis_url, tmp_path, 2, "--bot-delay", "0.05", "--lease-seconds", lease
+        )
         bots = [{"kind": "bot", "bot": "cautious"}, {"kind": "bot", "bot": "expected"}]
         table_id = cluster.create("martian", {"target": 20}, bots)
         holder = lease_holder(redis_url, table_id, cluster)
