@@ -1,0 +1,177 @@
+// The server, through its public protocol only (docs/protocol.md): REST for the lobby, one
+// WebSocket per table for play, reconnecting by itself. Seat tokens live in localStorage per
+// table so a reload or a dropped connection takes the same seat back with hello.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.error || "http";
+    this.field = body?.field || null;
+    this.body = body;
+  }
+}
+
+async function answer(response) {
+  const type = response.headers.get("content-type") || "";
+  const body = type.includes("json") ? await response.json().catch(() => null) : null;
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+export async function get(path) {
+  return answer(await fetch(path, { headers: { accept: "application/json" } }));
+}
+
+export async function getText(path) {
+  const response = await fetch(path);
+  if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));
+  return response.text();
+}
+
+export async function post(path, body) {
+  return answer(
+    await fetch(path, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+export const games = () => get("/api/games");
+export const tables = () => get("/api/tables");
+export const table = (id) => get(`/api/tables/${encodeURIComponent(id)}`);
+export const createTable = (body) => post("/api/tables", body);
+export const join = (id, body) => post(`/api/tables/${encodeURIComponent(id)}/join`, body);
+export const leave = (id, token) => post(`/api/tables/${encodeURIComponent(id)}/leave`, { token });
+export const verify = (id) => get(`/api/tables/${encodeURIComponent(id)}/verify`);
+export const review = (id) => get(`/api/tables/${encodeURIComponent(id)}/review`);
+export const replay = (id) => get(`/api/tables/${encodeURIComponent(id)}/replay`);
+export const recordUrl = (id) => `/api/tables/${encodeURIComponent(id)}/record`;
+
+// -- seat tokens, per table --
+const SEATS = "marsdice.seats";
+
+function seats() {
+  try {
+    return JSON.parse(localStorage.getItem(SEATS) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+/** {seat, token} kept for this table, or null. */
+export function savedSeat(tableId) {
+  return seats()[tableId] || null;
+}
+
+export function saveSeat(tableId, seat, token) {
+  const all = seats();
+  all[tableId] = { seat, token, at: Date.now() };
+  // keep the 50 newest tables
+  const ids = Object.keys(all).sort((a, b) => (all[b].at || 0) - (all[a].at || 0));
+  for (const old of ids.slice(50)) delete all[old];
+  localStorage.setItem(SEATS, JSON.stringify(all));
+}
+
+export function forgetSeat(tableId) {
+  const all = seats();
+  delete all[tableId];
+  localStorage.setItem(SEATS, JSON.stringify(all));
+}
+
+/**
+ * One table's WebSocket: hello with the saved token on every (re)connection, states and
+ * errors to the handlers, reconnection with backoff while the page wants it, a ping every
+ * 20 s so idle proxies keep it open.
+ */
+export class Connection {
+  constructor(tableId, { onState, onError, onStatus, token }) {
+    this.tableId = tableId;
+    this.onState = onState;
+    this.onError = onError;
+    this.onStatus = onStatus || (() => {});
+    this.token = token || null;
+    this.ws = null;
+    this.closed = false;
+    this.retry = 0;
+    this.timer = null;
+    this.pinger = null;
+    this.version = -1;
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${scheme}//${location.host}/ws/tables/${encodeURIComponent(this.tableId)}`;
+  }
+
+  open() {
+    this.closed = false;
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    this.onStatus("connecting");
+    ws.addEventListener("open", () => {
+      this.retry = 0;
+      this.onStatus("open");
+      ws.send(JSON.stringify({ type: "hello", token: this.token }));
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: "ping" }), 20000);
+    });
+    ws.addEventListener("message", (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (message.type === "state") {
+        if (message.version < this.version) return;
+        this.version = message.version;
+        this.onState(message);
+      } else if (message.type === "error") {
+        this.onError(message);
+      }
+    });
+    ws.addEventListener("close", (event) => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      if (event.code === 4404) {
+        this.closed = true;
+        this.onError({ type: "error", code: "not_found", message: "no such table" });
+      }
+      if (this.closed) {
+        this.onStatus("closed");
+        return;
+      }
+      this.onStatus("reconnecting");
+      const delay = Math.min(8000, 300 * 2 ** this.retry++);
+      this.timer = setTimeout(() => this.open(), delay);
+    });
+  }
+
+  send(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(message));
+      return true;
+    }
+    return false;
+  }
+
+  hello(token) {
+    this.token = token || null;
+    return this.send({ type: "hello", token: this.token });
+  }
+
+  act(version, action) {
+    return this.send({ type: "action", version, action });
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close();
+    this.ws = null;
+  }
+}

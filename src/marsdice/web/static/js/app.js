@@ -1,0 +1,144 @@
+// The single page's router: "/" lobby, "/t/{id}" a table (with "?seat=N" from an invite
+// link), "/t/{id}/review" and "/t/{id}/replay" (helper modules loaded on demand). Every view
+// module exports mount(el, ...) returning a cleanup function or {destroy, refresh}.
+
+import * as api from "./api.js";
+import * as i18n from "./i18n.js";
+
+const { t } = i18n;
+const main = document.getElementById("main");
+const live = document.getElementById("live");
+const toastBox = document.getElementById("toast");
+let view = null; // what the current route mounted
+let routeToken = 0;
+
+/** Say something to screen readers (polite aria-live region). */
+export function announce(text) {
+  if (!text) return;
+  const line = document.createElement("p");
+  line.textContent = text;
+  live.append(line);
+  while (live.childElementCount > 5) live.firstElementChild.remove();
+}
+
+/** A short visible message (copied, errors) that also reaches screen readers. */
+export function toast(text, kind = "info") {
+  toastBox.textContent = text;
+  toastBox.dataset.kind = kind;
+  toastBox.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (toastBox.hidden = true), 4000);
+}
+
+/** A game's plugin (js/games/<name>.js) with its translations loaded. */
+const plugins = new Map();
+export async function plugin(name) {
+  if (!/^[a-z0-9_-]+$/.test(name)) throw new Error(`bad game name ${name}`);
+  if (!plugins.has(name)) {
+    plugins.set(
+      name,
+      Promise.all([import(`./games/${name}.js`), i18n.load(name)]).then(([module]) => module.default),
+    );
+  }
+  return plugins.get(name);
+}
+
+/** The error line for a server error (its code mapped to error.<code>). */
+export function errorText(error) {
+  const code = error?.code || "internal";
+  return t(`error.${code}`, { fallback: error?.message || code });
+}
+
+export function navigate(path, replace = false) {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  route();
+}
+
+const ctx = { t, i18n, api, announce, toast, navigate, plugin, errorText };
+
+function destroy() {
+  if (!view) return;
+  if (typeof view === "function") view();
+  else if (view && typeof view.destroy === "function") view.destroy();
+  view = null;
+}
+
+async function route() {
+  const token = ++routeToken;
+  destroy();
+  main.replaceChildren();
+  const path = location.pathname.replace(/\/+$/, "") || "/";
+  const params = new URLSearchParams(location.search);
+  let match;
+  try {
+    let mounted;
+    if (path === "/") {
+      const lobby = await import("./lobby.js");
+      if (token !== routeToken) return;
+      document.title = `${t("lobby.title")} · ${t("app.name")}`;
+      mounted = await lobby.mount(main, ctx);
+    } else if ((match = path.match(/^\/t\/([A-Za-z0-9_-]+)$/))) {
+      const table = await import("./table.js");
+      if (token !== routeToken) return;
+      const seat = params.has("seat") ? Number(params.get("seat")) : null;
+      mounted = await table.mount(main, match[1], ctx, { seat });
+    } else if ((match = path.match(/^\/t\/([A-Za-z0-9_-]+)\/(review|replay)$/))) {
+      await i18n.load("review");
+      const module = await import(`./${match[2]}.js`);
+      if (token !== routeToken) return;
+      mounted = await module.mount(main, match[1], ctx);
+    } else {
+      const box = document.createElement("section");
+      box.className = "panel";
+      const title = document.createElement("h1");
+      title.textContent = t("notfound.title");
+      const back = document.createElement("a");
+      back.href = "/";
+      back.dataset.link = "";
+      back.textContent = t("nav.back_lobby");
+      box.append(title, back);
+      main.append(box);
+    }
+    if (token !== routeToken) {
+      if (typeof mounted === "function") mounted();
+      else mounted?.destroy?.();
+      return;
+    }
+    view = mounted || null;
+  } catch (error) {
+    console.error(error);
+    const box = document.createElement("p");
+    box.className = "error-box";
+    box.setAttribute("role", "alert");
+    box.textContent = errorText(error);
+    main.replaceChildren(box);
+  }
+}
+
+// in-page links: <a data-link href="/...">
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a[data-link]");
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+  const url = new URL(link.href, location.href);
+  if (url.origin !== location.origin) return;
+  event.preventDefault();
+  navigate(url.pathname + url.search);
+});
+window.addEventListener("popstate", route);
+
+async function start() {
+  const select = document.getElementById("lang-select");
+  select.value = i18n.lang();
+  select.addEventListener("change", () => i18n.setLanguage(select.value));
+  await i18n.load("common");
+  i18n.translateStatic();
+  i18n.onChange(() => {
+    select.value = i18n.lang();
+    if (view && typeof view.refresh === "function") view.refresh();
+    else route();
+  });
+  await route();
+}
+
+start();

@@ -1,0 +1,281 @@
+// The lobby: create a table (game, the game's options through its plugin, seats as people or
+// bots, table options), the list of open and running tables (refreshed), join, watch, resume.
+
+const NAME_STORE = "marsdice.name";
+const REFRESH_MS = 3000;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  node.append(...children.filter((child) => child !== null && child !== undefined && child !== false));
+  return node;
+}
+
+export async function mount(root, ctx) {
+  const { t, api } = ctx;
+  const { games } = await api.games();
+  let timer = null;
+  let alive = true;
+  let gameName = games[0]?.name;
+  let readOptions = () => ({});
+  const seats = [{ kind: "human" }, { kind: "bot", bot: null }];
+
+  const createBox = el("section", { class: "panel create-panel", "aria-labelledby": "create-title" });
+  const listBox = el("section", { class: "panel tables-panel", "aria-labelledby": "tables-title" });
+  const intro = el("section", { class: "intro" });
+  root.replaceChildren(el("div", { class: "lobby" }, intro, el("div", { class: "lobby-grid" }, createBox, listBox)));
+
+  function game() {
+    return games.find((g) => g.name === gameName) || games[0];
+  }
+
+  function showFieldError(form, field, message) {
+    const spot = form.querySelector(`[data-error-for="${CSS.escape(field)}"]`) || form.querySelector(".form-error");
+    spot.textContent = message;
+    const input = form.querySelector(`[data-field="${CSS.escape(field)}"] input, [data-field="${CSS.escape(field)}"] select`);
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+    }
+  }
+
+  async function renderCreate() {
+    const info = game();
+    const plugin = await ctx.plugin(info.name);
+    const form = el("form", { class: "create-form", novalidate: true });
+    const gameSelect = el(
+      "select",
+      { id: "create-game", onchange: () => ((gameName = gameSelect.value), renderCreate()) },
+      ...games.map((g) => el("option", { value: g.name, selected: g.name === info.name, text: t(`game.${g.name}`, { fallback: g.title }) })),
+    );
+    const optionsBox = el("div", { class: "game-options" });
+    readOptions = plugin.renderOptions(optionsBox, t, seats.length);
+
+    // seats
+    const seatList = el("ol", { class: "seat-list" });
+    const botChoices = info.bots || [];
+    seats.forEach((seat, index) => {
+      const id = `seat-kind-${index}`;
+      const select = el(
+        "select",
+        {
+          id,
+          onchange: () => {
+            const value = select.value;
+            seats[index] = value === "human" ? { kind: "human" } : { kind: "bot", bot: value };
+          },
+        },
+        el("option", { value: "human", text: t("lobby.seat_human") }),
+        ...botChoices.map((bot) =>
+          el("option", {
+            value: bot,
+            text: `${t("lobby.seat_bot")}: ${t(`bot.${bot}`, { fallback: bot })}`,
+            title: t(`bot.${bot}.about`, { fallback: "" }),
+          }),
+        ),
+      );
+      select.value = seat.kind === "human" ? "human" : seat.bot || botChoices[0] || "human";
+      if (seat.kind === "bot" && !seat.bot) seats[index] = { kind: "bot", bot: select.value };
+      const remove = el("button", {
+        type: "button",
+        class: "btn ghost small",
+        "aria-label": t("lobby.remove_seat", { n: index + 1 }),
+        text: "✕",
+        disabled: seats.length <= info.min_players,
+        onclick: () => {
+          seats.splice(index, 1);
+          renderCreate();
+        },
+      });
+      seatList.append(el("li", { class: "seat-row" }, el("label", { for: id, text: t("seat.number", { n: index + 1 }) }), select, remove));
+    });
+    const addSeat = el("button", {
+      type: "button",
+      class: "btn small",
+      text: `+ ${t("lobby.add_seat")}`,
+      disabled: seats.length >= info.max_players,
+      onclick: () => {
+        seats.push({ kind: "bot", bot: null });
+        renderCreate();
+        createBox.querySelector(`#seat-kind-${seats.length - 1}`)?.focus();
+      },
+    });
+
+    const hints = el("input", { type: "checkbox", id: "opt-hints" });
+    const fool = el("input", { type: "checkbox", id: "opt-fool", checked: true });
+    const nameInput = el("input", { id: "create-name", maxlength: 40, autocomplete: "nickname", value: localStorage.getItem(NAME_STORE) || "" });
+    const seedInput = el("input", { id: "create-seed", maxlength: 64, autocomplete: "off" });
+    const formError = el("p", { class: "form-error field-error", role: "alert" });
+
+    form.append(
+      el("div", { class: "field", "data-field": "game" }, el("label", { for: "create-game", text: t("lobby.game") }), gameSelect),
+      el("fieldset", {}, el("legend", { text: t("lobby.options") }), optionsBox),
+      el(
+        "fieldset",
+        { "data-field": "seats" },
+        el("legend", { text: t("lobby.seats", { count: seats.length }) }),
+        seatList,
+        addSeat,
+        el("span", { class: "field-error", "data-error-for": "seats" }),
+      ),
+      el(
+        "fieldset",
+        { class: "checks" },
+        el("legend", { text: t("lobby.table_options") }),
+        el("label", { class: "check", for: "opt-hints" }, hints, ` ${t("lobby.hints")}`),
+        el("small", { class: "hint", text: t("lobby.hints_help") }),
+        el("label", { class: "check", for: "opt-fool" }, fool, ` ${t("lobby.fool_check")}`),
+        el("small", { class: "hint", text: t("lobby.fool_check_help") }),
+      ),
+      el(
+        "fieldset",
+        { class: "you" },
+        el("legend", { text: t("lobby.you") }),
+        el("div", { class: "field", "data-field": "name" }, el("label", { for: "create-name", text: t("join.name") }), nameInput, el("span", { class: "field-error", "data-error-for": "name" })),
+        el("div", { class: "field", "data-field": "seed" }, el("label", { for: "create-seed", text: t("join.seed") }), seedInput, el("small", { class: "hint", text: t("join.seed_hint") })),
+      ),
+      formError,
+      el("div", { class: "row" }, el("button", { type: "submit", class: "btn primary", id: "create-button", text: t("lobby.create") })),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      for (const spot of form.querySelectorAll(".field-error")) spot.textContent = "";
+      for (const bad of form.querySelectorAll("[aria-invalid]")) bad.removeAttribute("aria-invalid");
+      let variant;
+      try {
+        variant = readOptions(seats.length);
+      } catch (failure) {
+        showFieldError(form, failure.field || "game", failure.message || String(failure));
+        return;
+      }
+      variant = { ...variant, players: seats.length };
+      const humans = seats.filter((seat) => seat.kind === "human").length;
+      const name = nameInput.value.trim();
+      if (humans && !name) {
+        showFieldError(form, "name", t("join.name_missing"));
+        return;
+      }
+      if (name) localStorage.setItem(NAME_STORE, name);
+      try {
+        const created = await api.createTable({
+          game: info.name,
+          variant,
+          seats: seats.map((seat) => (seat.kind === "human" ? { kind: "human" } : { kind: "bot", bot: seat.bot })),
+          options: { hints: hints.checked, fool_check: fool.checked },
+        });
+        const first = created.seats.find((seat) => seat.kind === "human");
+        if (first) {
+          const body = { seat: first.seat, name };
+          if (seedInput.value.trim()) body.seed = seedInput.value.trim();
+          const joined = await api.join(created.id, body);
+          api.saveSeat(created.id, joined.seat, joined.token);
+        }
+        ctx.navigate(`/t/${created.id}`);
+      } catch (failure) {
+        if (failure.field) {
+          const field = String(failure.field).split(".").pop();
+          showFieldError(form, field, ctx.errorText(failure) + (failure.message && failure.code === "bad_variant" ? "" : ""));
+          if (failure.code === "bad_variant") {
+            const spot = form.querySelector(`[data-error-for="${CSS.escape(field)}"]`);
+            if (spot) spot.textContent = failure.message;
+          }
+        } else {
+          formError.textContent = ctx.errorText(failure);
+        }
+      }
+    });
+    createBox.replaceChildren(el("h2", { id: "create-title", text: t("lobby.create_title") }), form);
+  }
+
+  function seatText(seat) {
+    if (seat.kind === "bot") return `${t("scores.bot")}: ${t(`bot.${seat.bot}`, { fallback: seat.bot })}`;
+    if (seat.taken) return seat.name + (seat.away ? ` (${t("scores.away")})` : "");
+    return t("scores.open");
+  }
+
+  function variantText(table) {
+    const v = table.variant || {};
+    const parts = [t("lobby.players_n", { count: v.players ?? table.seats.length })];
+    if (v.target !== undefined) parts.push(t("lobby.target_n", { target: v.target }));
+    return parts.join(" · ");
+  }
+
+  async function refreshList() {
+    let data;
+    try {
+      data = await api.tables();
+    } catch (failure) {
+      listBox.replaceChildren(el("h2", { id: "tables-title", text: t("lobby.tables") }), el("p", { class: "error-box", text: ctx.errorText(failure) }));
+      return;
+    }
+    if (!alive) return;
+    const list = el("ul", { class: "table-list" });
+    for (const table of data.tables) {
+      const saved = api.savedSeat(table.id);
+      const buttons = el("div", { class: "row table-actions" });
+      if (saved && table.seats[saved.seat]) {
+        buttons.append(el("a", { href: `/t/${table.id}`, "data-link": true, class: "btn primary", text: t("lobby.resume") }));
+      } else if (table.status === "open") {
+        for (const seat of table.seats) {
+          if (seat.kind === "human" && !seat.taken) {
+            buttons.append(
+              el("a", { href: `/t/${table.id}?seat=${seat.seat}`, "data-link": true, class: "btn primary", text: t("lobby.join_seat", { n: seat.seat + 1 }) }),
+            );
+          }
+        }
+      }
+      buttons.append(el("a", { href: `/t/${table.id}`, "data-link": true, class: "btn ghost", text: t("lobby.watch") }));
+      list.append(
+        el(
+          "li",
+          { class: "table-item", "data-table": table.id },
+          el(
+            "div",
+            { class: "table-item-head" },
+            el("strong", { text: t(`game.${table.game}`, { fallback: table.game }) }),
+            el("span", { class: "chip", "data-status": table.status, text: t(`status.${table.status}`) }),
+            el("span", { class: "hint", text: variantText(table) }),
+          ),
+          el("ul", { class: "seat-pills" }, ...table.seats.map((seat) => el("li", { class: `pill ${seat.kind}${seat.taken ? "" : " free"}`, text: seatText(seat) }))),
+          buttons,
+        ),
+      );
+    }
+    listBox.replaceChildren(
+      el("h2", { id: "tables-title", text: t("lobby.tables") }),
+      data.tables.length ? list : el("p", { class: "hint", text: t("lobby.no_tables") }),
+    );
+  }
+
+  function renderIntro() {
+    intro.replaceChildren(el("h1", { text: t("lobby.title") }), el("p", { class: "lead", text: t("lobby.lead") }));
+  }
+
+  async function tick() {
+    if (!alive) return;
+    if (!document.hidden) await refreshList();
+    timer = setTimeout(tick, REFRESH_MS);
+  }
+
+  renderIntro();
+  await renderCreate();
+  await tick();
+
+  return {
+    destroy() {
+      alive = false;
+      clearTimeout(timer);
+    },
+    async refresh() {
+      renderIntro();
+      await renderCreate();
+      await refreshList();
+    },
+  };
+}
