@@ -24,6 +24,7 @@ from marsdice.core.errors import ActionParseError, IllegalActionError
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import Live, StaleVersionError, TableData
+from marsdice.web.advice import Advice, Advisor, advice_for
 from marsdice.web.cluster import Cluster
 from marsdice.web.metrics import Metrics
 from marsdice.web.schemas import StateMessage
@@ -66,8 +67,17 @@ class Hub:
         stand_in: str | None = None,
         cluster: Cluster | None = None,
         metrics: Metrics | None = None,
+        advisor: Advisor | None = None,
+        advice_wait: float = 3.0,
     ) -> None:
         self.db = db
+        #: advice for the player to act (the table's hints and fool-check options)
+        self.advisor = advisor if advisor is not None else Advisor()
+        #: seconds a state waits for its advice before it is sent without (the advice
+        #: follows in a second state message of the same version when it is ready)
+        self.advice_wait = advice_wait
+        self._advice_late: set[tuple[str, int]] = set()
+        self._background: set[asyncio.Task[None]] = set()
         self.cluster = cluster if cluster is not None else Cluster()
         self.metrics = metrics if metrics is not None else Metrics()
         self.bot_delay = bot_delay
@@ -267,7 +277,8 @@ class Hub:
             first_here = seat is not None and seat not in self.local_seats(client.table_id)
             client.seat = seat
             client.greeted = True
-            await client.send(self._message(table, live, seat))
+            advice = await self._advice(table, live)
+            await client.send(self._message(table, live, seat, advice))
         if left is not None and left != seat:
             await self._seat_left(client.table_id, left)  # switched seats: the old one is free
         if seat is not None and first_here:
@@ -288,7 +299,9 @@ class Hub:
     async def _table(self, table_id: str) -> TableData:
         return await asyncio.to_thread(tables.get_table, self.db, table_id)
 
-    def _message(self, table: TableData, live: Live | None, seat: int | None) -> str:
+    def _message(
+        self, table: TableData, live: Live | None, seat: int | None, advice: Advice | None = None
+    ) -> str:
         view: dict[str, Any] | None = None
         log_: list[str] = []
         actors: list[str] = []
@@ -308,15 +321,66 @@ class Hub:
             log=log_,
             actors=actors,
             your_turn=your_turn,
+            advice=advice_for(advice, table.options, seat),
         ).model_dump_json()
+
+    # -- advice --
+
+    def _advice_wanted(self, table: TableData, live: Live) -> bool:
+        """Advice is worked out for a person to act (not a bot, nor a stand-in) when someone
+        connected here may see it: everyone with hints, else the mover with the fool check."""
+        state = live.state
+        if state.is_terminal or state.is_chance_node:
+            return False
+        seat = state.current_player
+        info = table.seats[seat]
+        if info["kind"] != "human" or info.get("away"):
+            return False
+        if table.options.get("hints"):
+            return any(c.greeted for c in self._clients.get(table.id, ()))
+        return bool(table.options.get("fool_check")) and self._connected(table.id, seat)
+
+    async def _advice(self, table: TableData, live: Live | None) -> Advice | None:
+        """The advice at the table's current version: cached, or worked out in a thread,
+        waited for :attr:`advice_wait` seconds at most (later, it is sent when ready)."""
+        if live is None or not self._advice_wanted(table, live):
+            return None
+        version = live.version
+        if self.advisor.known(table.id, version):
+            return self.advisor.cached(table.id, version)
+        task = self.advisor.start(table.id, version, live.game, live.state)
+        done, _ = await asyncio.wait({task}, timeout=self.advice_wait)
+        if task in done:
+            return self.advisor.cached(table.id, version)
+        key = (table.id, version)
+        if key not in self._advice_late:
+            self._advice_late.add(key)
+            task.add_done_callback(lambda _task: self._advice_ready(key))
+        return None
+
+    def _advice_ready(self, key: tuple[str, int]) -> None:
+        """Late advice: send the state again (same version) if the table is still there."""
+
+        async def resend() -> None:
+            table_id, version = key
+            self._advice_late.discard(key)
+            async with self.lock(table_id):
+                live = self._live.get(table_id)
+                if live is not None and live.version == version:
+                    await self._send_all(live.table, live)
+
+        task = asyncio.get_running_loop().create_task(resend(), name=f"advice-ready-{key[0]}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _send_all(self, table: TableData, live: Live | None) -> None:
         """Send under the table's lock, so every client sees the versions in order."""
         clients = [c for c in self._clients.get(table.id, ()) if c.greeted]
+        advice = await self._advice(table, live) if clients else None
         texts: dict[int | None, str] = {}
         for client in clients:
             if client.seat not in texts:
-                texts[client.seat] = self._message(table, live, client.seat)
+                texts[client.seat] = self._message(table, live, client.seat, advice)
             try:
                 await client.send(texts[client.seat])
             except Exception:  # a socket closing under us: its handler detaches it
@@ -549,6 +613,9 @@ class Hub:
                 await self.on_news(table_id, "step", None)
 
     async def close(self) -> None:
+        await self.advisor.close()
+        for background in self._background:
+            background.cancel()
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()

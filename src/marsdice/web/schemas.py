@@ -105,9 +105,13 @@ class StateMessage(BaseModel):
     view: dict[str, Any] | None
     #: every step so far in notation, as you may see it (a face-down draw is ``draw``)
     log: list[str]
-    #: who made each step: "human", "bot" or "chance"
+    #: who made each step: "human", "bot", "stand-in" or "chance"
     actors: list[str]
     your_turn: bool
+    #: the advice for the player to act, as the table's options allow this connection
+    #: (null: none): {"seat", "method", "estimate", "choices": [{"action", "values", "loss",
+    #: "blunder"}]}
+    advice: dict[str, Any] | None = None
 
 
 class ErrorMessage(BaseModel):
