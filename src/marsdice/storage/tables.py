@@ -43,6 +43,12 @@ class NotFoundError(StorageError):
     code = "not_found"
 
 
+class NotFinishedError(StorageError):
+    """What exists only at the end of a game (the record, the replay) was asked for early."""
+
+    code = "not_finished"
+
+
 class StaleVersionError(StorageError):
     """Another step was stored first on this version: reload and try again."""
 
@@ -506,12 +512,44 @@ def append_step(
     live.counter = counter
 
 
+def finished_live(db: Database, table_id: str) -> Live:
+    """A finished table's whole game; :class:`NotFinishedError` before its end."""
+    live = load_live(db, table_id)
+    if live is None or live.table.status != FINISHED:
+        raise NotFinishedError(f"table {table_id} has not finished: this comes at the end")
+    return live
+
+
+def replay(db: Database, table_id: str) -> dict[str, JSON]:
+    """A finished game step by step for a replay viewer: the opening view and, per step,
+    who made it, the action in full notation (nothing is hidden any more) and the view
+    after it. Views are a spectator's (``observe(state, None)``); a step's ``version`` is
+    the state's version after it, as a state message gives it."""
+    live = finished_live(db, table_id)
+    steps: list[JSON] = [
+        {
+            "version": i + 1,
+            "actor": actor,
+            "seat": seat,
+            "action": action.text(),
+            "view": live.game.observe(state, None),
+        }
+        for i, (action, state, (actor, seat)) in enumerate(
+            zip(live.actions, live.states, live.actors, strict=True)
+        )
+    ]
+    return {"start": live.game.observe(live.start, None), "steps": steps}
+
+
 def export_record(db: Database, table_id: str) -> str:
     """A finished game as a record in the usual format, with the fair-dice tags and the
     server seed revealed."""
-    live = load_live(db, table_id)
-    if live is None or live.table.status != FINISHED:
-        raise StorageError(f"table {table_id} has not finished: its record comes at the end")
+    try:
+        live = finished_live(db, table_id)
+    except NotFinishedError:
+        raise NotFinishedError(
+            f"table {table_id} has not finished: its record comes at the end"
+        ) from None
     table = live.table
     tags = fair_tags(table.server_seed, table.player_seeds, reveal=True)
     record = live.game.make_record(table.names, live.start, live.moves(), tuple(tags))

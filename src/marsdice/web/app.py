@@ -252,6 +252,21 @@ def create_app(
     async def table_record(table_id: str) -> str:
         return await asyncio.to_thread(tables.export_record, db, table_id)
 
+    @app.get("/api/tables/{table_id}/replay")
+    async def table_replay(table_id: str) -> dict[str, Any]:
+        """Every step of a finished game with the view after it (for the replay page)."""
+        return dict(await asyncio.to_thread(tables.replay, db, table_id))
+
+    @app.get("/api/tables/{table_id}/verify")
+    async def table_verify(table_id: str) -> dict[str, Any]:
+        """The fair-dice check of the finished game's record, as ``marsdice verify``."""
+        return await asyncio.to_thread(_verify, db, table_id)
+
+    @app.get("/api/tables/{table_id}/review")
+    async def table_review(table_id: str) -> dict[str, Any]:
+        """The finished game's review (``docs/review.md``; may solve tables on first use)."""
+        return await asyncio.to_thread(_review, db, table_id)
+
     add_pages(app)
 
     @app.websocket("/ws/tables/{table_id}")
@@ -342,6 +357,24 @@ def claim_database(db: Database, redis_url: str | None) -> ServerClaim:
             "one database, give each MARSDICE_REDIS_URL (docs/deploy.md)"
         )
     return claim
+
+
+def _verify(db: Database, table_id: str) -> dict[str, Any]:
+    """Verify the record exactly as exported (a round trip through its text)."""
+    from marsdice.fair import verify_record
+    from marsdice.games import read_record
+
+    _game, record = read_record(tables.export_record(db, table_id))
+    verdict = verify_record(record)
+    return {"fair": verdict.fair, "message": verdict.message}
+
+
+def _review(db: Database, table_id: str) -> dict[str, Any]:
+    from marsdice.review import review_game
+
+    live = tables.finished_live(db, table_id)
+    review = review_game(live.game, live.start, live.moves(), live.table.names)
+    return dict(review.to_json())
 
 
 def _database_answers(db: Database) -> bool:
