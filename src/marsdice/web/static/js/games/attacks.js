@@ -8,6 +8,7 @@ const FACES = { H: "head", R: "ray", N: "nuke" };
 const SEAT_COLOURS = 6;
 // card names seen on a board, for texts that only carry a card's notation (events, advice)
 const cardNames = new Map();
+const SMALL_WORDS = new Set(["of", "the", "and", "de", "la", "le"]);
 // the last roll animated in each board element, so a repeated state does not roll again
 const animated = new WeakMap();
 
@@ -48,7 +49,7 @@ export function cardName(slug) {
   if (cardNames.has(slug)) return cardNames.get(slug);
   return slug
     .split("-")
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .map((word, i) => (i > 0 && SMALL_WORDS.has(word) ? word : word.charAt(0).toUpperCase() + word.slice(1)))
     .join(" ");
 }
 

@@ -1,0 +1,293 @@
+// The review of a finished game (GET /api/tables/{id}/review; the JSON of
+// src/marsdice/review/review.schema.json, see docs/review.md): per player accuracy, marks and
+// luck, then every decision with the move played, the best move and what it lost, in the
+// review's own unit (win probability, expected turns, or the planner's estimates).
+
+const NS = "review:";
+// a mark is shown as a symbol and a word, never by colour alone
+export const MARK_SYMBOLS = {
+  best: "✓",
+  good: "✓",
+  inaccuracy: "?!",
+  mistake: "?",
+  blunder: "??",
+  forced: "□",
+  unrated: "·",
+};
+const ERRORS = new Set(["inaccuracy", "mistake", "blunder"]);
+
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Numbers in the review's unit: win probabilities in %, losses in points; turns; planner VP. */
+export function units(review, ctx) {
+  const t = (key, params) => ctx.t(NS + key, params || {});
+  const num = (x, d) => (ctx.i18n && ctx.i18n.num ? ctx.i18n.num(x, d) : Number(x).toFixed(d));
+  if (review.unit === "win probability") {
+    return {
+      value: (x) => (x === null ? "—" : t("unit.percent", { x: num(100 * x, 1) })),
+      loss: (x) => (x === null ? "—" : t("unit.points", { x: num(100 * x, 1) })),
+      luck: (x) => t("unit.points", { x: (x >= 0 ? "+" : "") + num(100 * x, 1) }),
+    };
+  }
+  if (review.unit === "expected turns") {
+    return {
+      value: (x) => (x === null ? "—" : t("unit.turns", { x: num(x, 2) })),
+      loss: (x) => (x === null ? "—" : t("unit.turns", { x: num(x, 2) })),
+      luck: (x) => t("unit.turns", { x: (x >= 0 ? "+" : "") + num(x, 2) }),
+    };
+  }
+  return {
+    value: (x) => (x === null ? "—" : t("unit.estimate", { x: num(x, 2) })),
+    loss: (x) => (x === null ? "—" : t("unit.estimate", { x: num(x, 2) })),
+    luck: (x) => t("unit.estimate", { x: (x >= 0 ? "+" : "") + num(x, 2) }),
+  };
+}
+
+function markBadge(t, mark) {
+  return h(
+    "span",
+    { class: `rv-mark mark-${mark}` },
+    h("span", { class: "rv-mark-symbol", "aria-hidden": "true", text: MARK_SYMBOLS[mark] || "" }),
+    " ",
+    t(`mark.${mark}`),
+  );
+}
+
+function moveText(plugin, move, ctx) {
+  if (plugin && typeof plugin.actionLabel === "function") {
+    try {
+      const label = plugin.actionLabel(move, null, ctx).label;
+      if (label && label !== move) return h("span", { class: "rv-move" }, label, " ", h("code", { text: move }));
+    } catch {
+      // a plugin that needs the view for this move: the notation alone
+    }
+  }
+  return h("span", { class: "rv-move" }, h("code", { text: move }));
+}
+
+function summaryCard(t, review, summary, fmt, ctx) {
+  const num = (x, d) => (ctx.i18n && ctx.i18n.num ? ctx.i18n.num(x, d) : Number(x).toFixed(d));
+  const stat = (label, value, extra) => h("div", { class: `rv-stat${extra ? ` ${extra}` : ""}` }, h("dt", { text: label }), h("dd", { text: value }));
+  return h(
+    "section",
+    { class: "rv-summary", "data-seat": summary.seat },
+    h("h3", { text: summary.player }),
+    h(
+      "p",
+      { class: "rv-accuracy" },
+      h("span", { class: "rv-accuracy-n", text: summary.accuracy === null ? "—" : t("unit.percent", { x: num(summary.accuracy, 1) }) }),
+      h("span", { class: "rv-accuracy-label", text: t("accuracy") }),
+    ),
+    h(
+      "dl",
+      { class: "rv-stats" },
+      stat(t("decisions"), String(summary.decisions)),
+      stat(t("forced"), String(summary.forced)),
+      stat(`${MARK_SYMBOLS.best} ${t("mark.best")}`, String(summary.best)),
+      stat(`${MARK_SYMBOLS.inaccuracy} ${t("marks.inaccuracy")}`, String(summary.inaccuracies), summary.inaccuracies ? "has-inaccuracy" : ""),
+      stat(`${MARK_SYMBOLS.mistake} ${t("marks.mistake")}`, String(summary.mistakes), summary.mistakes ? "has-mistake" : ""),
+      stat(`${MARK_SYMBOLS.blunder} ${t("marks.blunder")}`, String(summary.blunders), summary.blunders ? "has-blunder" : ""),
+      stat(t("total_loss"), fmt.loss(summary.total_loss)),
+      stat(t("luck"), fmt.luck(summary.luck)),
+      stat(t("rolls_label"), String(summary.rolls)),
+    ),
+  );
+}
+
+function decisionRow(t, review, decision, fmt, plugin, ctx) {
+  const err = ERRORS.has(decision.mark);
+  const same = decision.best === null || decision.best === decision.played;
+  const choices = h(
+    "details",
+    { class: "rv-choices" },
+    h("summary", { text: t("choices", { count: decision.choices.length }) }),
+    h(
+      "table",
+      {},
+      h("thead", {}, h("tr", {}, h("th", { text: t("move") }), h("th", { text: t("value") }), h("th", { text: t("loss") }))),
+      h(
+        "tbody",
+        {},
+        decision.choices.map((choice) =>
+          h(
+            "tr",
+            { class: choice.move === decision.played ? "is-played" : null },
+            h("td", {}, moveText(plugin, choice.move, ctx), choice.move === decision.played ? h("span", { class: "rv-played-tag", text: ` ← ${t("played")}` }) : null),
+            h("td", { text: fmt.value(choice.value) }),
+            h("td", { text: fmt.loss(choice.loss) }),
+          ),
+        ),
+      ),
+    ),
+  );
+  return h(
+    "li",
+    { class: `rv-decision mark-${decision.mark}${err ? " is-error" : ""}`, "data-index": decision.index, "data-seat": decision.seat, "data-mark": decision.mark },
+    h(
+      "div",
+      { class: "rv-decision-head" },
+      h("span", { class: "rv-index", text: `#${decision.index}` }),
+      h("span", { class: "rv-player", text: decision.player }),
+      h("span", { class: "rv-turn", text: t("turn_round", { turn: decision.turn, round: decision.round }) }),
+      markBadge(t, decision.mark),
+    ),
+    h("p", { class: "rv-position", text: decision.position }),
+    h(
+      "p",
+      { class: "rv-played" },
+      h("span", { class: "rv-label", text: t("played") + ": " }),
+      moveText(plugin, decision.played, ctx),
+      h("span", { class: "rv-value", text: ` (${fmt.value(decision.value)})` }),
+      same
+        ? h("span", { class: "rv-best-same", text: decision.best === null ? "" : ` — ${t("was_best")}` })
+        : [
+            h("span", { class: "rv-arrow", "aria-hidden": "true", text: " → " }),
+            h("span", { class: "rv-label", text: t("best") + ": " }),
+            moveText(plugin, decision.best, ctx),
+            h("span", { class: "rv-value", text: ` (${fmt.value(decision.best_value)})` }),
+          ],
+    ),
+    decision.loss !== null && decision.loss > 0
+      ? h("p", { class: "rv-loss" }, h("span", { class: "rv-label", text: t("lost") + ": " }), h("b", { text: fmt.loss(decision.loss) }))
+      : null,
+    decision.choices.length > 1 ? choices : null,
+  );
+}
+
+function render(el, review, table, plugin, ctx, filters) {
+  const t = (key, params) => ctx.t(NS + key, params || {});
+  const fmt = units(review, ctx);
+  const link = (href, key, attrs) => h("a", { href, ...(attrs || {}) }, t(key));
+  const id = table ? table.id : "";
+  const decisions = review.decisions.filter(
+    (d) => (filters.seat === "all" || String(d.seat) === filters.seat) && (!filters.errors || ERRORS.has(d.mark)),
+  );
+  const seatSelect = h(
+    "select",
+    {
+      id: "rv-filter-seat",
+      onchange: (event) => {
+        filters.seat = event.target.value;
+        filters.redraw();
+      },
+    },
+    h("option", { value: "all", text: t("all_players") }),
+    review.players.map((name, seat) => h("option", { value: String(seat), text: name })),
+  );
+  seatSelect.value = filters.seat;
+  const errorsBox = h("input", {
+    type: "checkbox",
+    id: "rv-filter-errors",
+    onchange: (event) => {
+      filters.errors = event.target.checked;
+      filters.redraw();
+    },
+  });
+  errorsBox.checked = filters.errors;
+  el.replaceChildren(
+    h(
+      "div",
+      { class: "rv-page" },
+      h(
+        "header",
+        { class: "rv-header" },
+        h("h1", { text: t("title", { game: review.title }) }),
+        h("p", { class: "rv-result", text: review.result }),
+        h(
+          "p",
+          { class: `rv-method${review.estimate ? " is-estimate" : ""}` },
+          review.estimate ? h("span", { class: "rv-estimate-tag", text: "≈ " + t("estimate") }) : null,
+          t(`method.${review.method}`),
+        ),
+        h(
+          "p",
+          { class: "rv-thresholds" },
+          t("thresholds", {
+            inaccuracy: fmt.loss(review.thresholds.inaccuracy),
+            mistake: fmt.loss(review.thresholds.mistake),
+            blunder: fmt.loss(review.thresholds.blunder),
+          }),
+        ),
+        h(
+          "nav",
+          { class: "rv-links" },
+          id ? link(`/t/${id}`, "back_table", { "data-link": "" }) : null,
+          id ? link(`/t/${id}/replay`, "open_replay", { "data-link": "" }) : null,
+          id ? link(`/api/tables/${id}/record`, "download_record", { download: `marsdice-${id}.txt` }) : null,
+        ),
+      ),
+      h("div", { class: "rv-summaries" }, review.summaries.map((s) => summaryCard(t, review, s, fmt, ctx))),
+      h(
+        "section",
+        { class: "rv-decisions-wrap", "aria-labelledby": "rv-decisions-title" },
+        h(
+          "div",
+          { class: "rv-decisions-head" },
+          h("h2", { id: "rv-decisions-title", text: t("decisions_title") }),
+          h(
+            "div",
+            { class: "rv-filters" },
+            h("label", { for: "rv-filter-seat", class: "sr-only", text: t("filter_player") }),
+            seatSelect,
+            h("label", { class: "rv-check" }, errorsBox, " " + t("only_errors")),
+          ),
+        ),
+        h("p", { class: "rv-count", "aria-live": "polite", text: t("showing", { shown: decisions.length, total: review.decisions.length }) }),
+        decisions.length
+          ? h("ol", { class: "rv-decisions" }, decisions.map((d) => decisionRow(t, review, d, fmt, plugin, ctx)))
+          : h("p", { class: "rv-none", text: t("no_decisions") }),
+      ),
+    ),
+  );
+}
+
+/** The review page of table `tableId`. */
+export async function mount(el, tableId, ctx) {
+  const t = (key, params) => ctx.t(NS + key, params || {});
+  el.replaceChildren(h("p", { class: "loading rv-loading", role: "status", text: t("loading") }));
+  let review;
+  let table = null;
+  try {
+    [review, table] = await Promise.all([ctx.api.review(tableId), ctx.api.table(tableId).catch(() => null)]);
+  } catch (error) {
+    const finishedYet = error && error.status === 409;
+    el.replaceChildren(
+      h(
+        "div",
+        { class: "rv-page" },
+        h("p", { class: "error-box", role: "alert", text: finishedYet ? t("not_finished") : ctx.errorText(error) }),
+        h("a", { href: `/t/${tableId}`, "data-link": "" }, t("back_table")),
+      ),
+    );
+    return { destroy() {} };
+  }
+  let plugin = null;
+  try {
+    plugin = await ctx.plugin(review.game);
+  } catch {
+    plugin = null;
+  }
+  document.title = `${t("title", { game: review.title })} · marsdice`;
+  const filters = { seat: "all", errors: false, redraw: () => render(el, review, table, plugin, ctx, filters) };
+  filters.redraw();
+  return {
+    destroy() {},
+    refresh() {
+      filters.redraw();
+    },
+  };
+}
