@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
+WEB_STAMP := $(VENV)/.installed-web
 
 .PHONY: run test lint typecheck pytest bench clean venv
 
@@ -14,14 +15,19 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+$(WEB_STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[web]'
+	touch $(VENV)/.installed $@
+
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(VENV)/.installed $@
+	touch $(VENV)/.installed $(WEB_STAMP) $@
 
 venv: $(VENV)/.installed
 
-run: $(VENV)/.installed
-	$(BIN)/marsdice play
+# the web server on the default SQLite file; it prints the lobby's address (docs/server.md)
+run: $(WEB_STAMP)
+	$(BIN)/marsdice serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -26,7 +26,7 @@ from marsdice.storage.tables import NotFoundError, SeatSpec, StorageError
 from marsdice.web.cluster import Cluster, RedisCluster
 from marsdice.web.hub import Client, Hub, ProtocolError
 from marsdice.web.metrics import Metrics
-from marsdice.web.pages import add_pages
+from marsdice.web.pages import add_pages, announce_lobby
 from marsdice.web.schemas import (
     CLIENT_MESSAGE,
     MAX_MESSAGE_BYTES,
@@ -67,6 +67,7 @@ def create_app(
     lease_seconds: float = 5.0,
     sweep_seconds: float = 1.0,
     claim: ServerClaim | None = None,
+    announce: tuple[str, int] | None = None,
 ) -> FastAPI:
     """The server on ``database_url`` (default: ``$MARSDICE_DATABASE_URL`` or the SQLite
     file in the user data directory), its schema migrated at start-up.
@@ -79,7 +80,9 @@ def create_app(
 
     With ``redis_url`` the process is one of several serving the same PostgreSQL database
     (``docs/deploy.md``); without it, it must be the database's only server. ``claim`` is
-    that check already made (:func:`claim_database`); without one it is made at start-up."""
+    that check already made (:func:`claim_database`); without one it is made at start-up.
+    With ``announce`` (the host and port it listens on) the lobby's address is logged and
+    printed on stdout once the server has started."""
     db = database if database is not None else Database(database_url)
     metrics = Metrics()
     cluster: Cluster = (
@@ -128,6 +131,8 @@ def create_app(
                 " with Redis" if cluster.distributed else "",
                 extra={"event": "start", "server": cluster.process_id},
             )
+            if announce is not None:
+                announce_lobby(*announce)
             yield
         finally:
             await hub.close()
