@@ -22,7 +22,7 @@ from rich.console import Console
 
 from marsdice.cli import connect as connect_cli
 from marsdice.cli.main import main
-from marsdice.games import get_game, read_record
+from marsdice.games import read_record
 from marsdice.web.client import TableClient
 from marsdice.web.schemas import ErrorMessage, StateMessage
 

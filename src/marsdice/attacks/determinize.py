@@ -54,6 +54,7 @@ BUDGET: Final = 200_000
 #: Las Vegas, whose track moves by itself)
 SPARE_PICKS: Final = 2
 _NAMED: Final = re.compile(r"@([a-z0-9-]+)")
+_MEMPHIS: Final = re.compile(r"memphis:(\d+)")
 
 Tops = tuple[str | None, ...]
 
@@ -124,6 +125,31 @@ class _Search:
             here = [self.index[s] for s in _NAMED.findall(self.log[i]) if s in self.index]
             later = list(dict.fromkeys([*here, *later]))
             self.named[i] = later
+        # the stacks' final sizes, less what Memphis adds from each step on: a stack that is
+        # already that size loses no more cards, so (unless Oklahoma City may still cycle it)
+        # its top is the final one
+        self.final_sizes = [int(stack["size"]) for stack in board["stacks"]]
+        self.added: list[list[int]] = [[0] * len(self.final_sizes)]
+        self.cycles: list[bool] = [False]
+        oklahoma = {c.slug for c in variant.cards if c.ability is Ability.OKLAHOMA_CITY}
+        self.oklahoma = frozenset(self.index[slug] for slug in oklahoma)
+        # a Memphis card joins its stack at the draw that follows ``memphis:N``
+        joins: list[int | None] = [None] * len(self.log)
+        chosen: int | None = None
+        for i, text in enumerate(self.log):
+            place = _MEMPHIS.fullmatch(text)
+            if place is not None:
+                chosen = int(place.group(1)) - 1
+            elif text == HIDDEN_DRAW and chosen is not None:
+                joins[i], chosen = chosen, None
+        for i in range(len(self.log) - 1, -1, -1):
+            added = list(self.added[0])
+            where = joins[i]
+            if where is not None and 0 <= where < len(added):
+                added[where] += 1
+            self.added.insert(0, added)
+            named = set(_NAMED.findall(self.log[i]))
+            self.cycles.insert(0, self.cycles[0] or bool(named & oklahoma))
         vegas = [i for i, card in enumerate(variant.cards) if card.ability is Ability.LAS_VEGAS]
         self.lively = frozenset(vegas)
 
@@ -143,7 +169,7 @@ class _Search:
             return self._walk(0, state, seen)
         if not deal[s]:
             return self._deal(deal, s + 1, seen)
-        for card in self._candidates(0, s, seen):
+        for card in self._candidates(0, s, seen, len(deal[s]), True):
             trial = [list(stack) for stack in deal]
             where = next((k for k, stack in enumerate(trial) if card in stack), None)
             if where is not None:
@@ -169,7 +195,7 @@ class _Search:
                 return None
             if self._unseen(after, seen) is not None:
                 return self._reveal(i, state, action, after, seen)
-            if not self._tops_fit(after, i + 1):
+            if not self._tops_fit(after, i + 1) or not self._sizes_fit(after, i + 1):
                 return None
             state, i = after, i + 1
         return state if self._fits_view(state) else None
@@ -180,11 +206,12 @@ class _Search:
         """Step ``i`` turned up an unseen card: try each candidate in its place."""
         s = self._unseen(after, seen)
         if s is None:
-            if not self._tops_fit(after, i + 1):
+            if not self._tops_fit(after, i + 1) or not self._sizes_fit(after, i + 1):
                 return None
             return self._walk(i + 1, after, seen)
         shown = after.stacks[s][0]
-        for card in self._candidates(i + 1, s, seen):
+        cycles = self._may_cycle(after, i + 1)
+        for card in self._candidates(i + 1, s, seen, len(after.stacks[s]), cycles):
             trial = _swap(before, shown, card)
             try:
                 again = trial.apply(action)
@@ -215,7 +242,9 @@ class _Search:
                 return s
         return None
 
-    def _candidates(self, version: int, s: int, seen: frozenset[int]) -> Iterator[int]:
+    def _candidates(
+        self, version: int, s: int, seen: frozenset[int], size: int, cycles: bool
+    ) -> Iterator[int]:
         """Unseen cards for stack ``s``'s new top at ``version``, likeliest first."""
         known = self.tops.get(version)
         if known is not None:
@@ -227,6 +256,12 @@ class _Search:
         tried: set[int] = set()
         final = self.final_tops[s]
         first = [] if final is None else [self.index[final]]
+        if self._settled(s, version, size):  # this stack loses no more cards: its final top
+            for card in first:
+                if card not in seen:
+                    yield card
+            if not cycles:
+                return
         for card in [*self.named[version], *first, *self.final_cards]:
             if card not in seen and card not in tried:
                 tried.add(card)
@@ -235,6 +270,32 @@ class _Search:
         self.rng.shuffle(spare)
         quiet = [c for c in spare if c not in self.lively][:SPARE_PICKS]
         yield from quiet + [c for c in spare if c in self.lively]
+
+    def _may_cycle(self, state: State, version: int) -> bool:
+        """Oklahoma City may still be captured: it is named later, or face up now (a
+        target is named once and may be captured on a later roll)."""
+        if self.cycles[version]:
+            return True
+        return any(c is not None and c in self.oklahoma for c in state.face_up)
+
+    def _settled(self, s: int, version: int, size: int) -> bool:
+        """Whether stack ``s`` (of ``size`` cards at ``version``) has no capture left."""
+        return size + self.added[version][s] == self.final_sizes[s]
+
+    def _sizes_fit(self, state: State, version: int) -> bool:
+        """Stacks only shrink by captures: none may already be below its final size (less
+        what Memphis will add); one at that size keeps its final top (unless Oklahoma City
+        may still be captured and cycle it)."""
+        cycles = self._may_cycle(state, version)
+        for s, stack in enumerate(state.stacks):
+            need = self.final_sizes[s] - self.added[version][s]
+            if len(stack) < need:
+                return False
+            if len(stack) == need and not cycles and stack:
+                final = self.final_tops[s]
+                if final is None or state.slug(stack[0]) != final:
+                    return False
+        return True
 
     def _tops_fit(self, state: State, version: int) -> bool:
         known = self.tops.get(version)
