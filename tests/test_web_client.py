@@ -237,3 +237,76 @@ def test_a_bad_table_or_server_is_one_line(server: str, capsys: pytest.CaptureFi
     table = new_table(server, "martian", {}, [{"kind": "human"}, {"kind": "bot", "bot": "random"}])
     assert main(["connect", server, table, "--seat", "1", "--bot", "nobody"]) == 2
     assert "no bot 'nobody'" in capsys.readouterr().err
+
+
+def test_play_with_server_and_table_is_the_same_client(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = new_table(
+        server, "martian", {"target": 10}, [{"kind": "bot", "bot": "random"}, {"kind": "human"}]
+    )
+    argv = ["play", "--server", server, "--table", table, "--seat", "2", "-p", "cautious:Cy"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Final scores" in out and "Cy" in out
+    assert main(["play", "--seat", "2"]) == 2  # a seat without a server
+    assert "--seat is for online play" in capsys.readouterr().err
+
+
+def test_a_dropped_connection_is_resumed_and_a_dead_server_ends_it(
+    server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from marsdice.web.client import ConnectionLost
+
+    monkeypatch.setattr(connect_cli, "BACKOFF", 0.01)
+    real_receive = TableClient.receive
+    calls = {"receive": 0}
+
+    async def flaky_receive(self: TableClient) -> Any:
+        calls["receive"] += 1
+        if calls["receive"] in (4, 9):  # the socket dies twice mid-game
+            await self.disconnect()
+            raise ConnectionLost("closed", "the connection closed")
+        return await real_receive(self)
+
+    monkeypatch.setattr(TableClient, "receive", flaky_receive)
+    table = new_table(
+        server, "martian", {"target": 10}, [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    )
+    out = io.StringIO()
+    options = connect_cli.Options(server, table, seat=0, bot="cautious")
+    outcome = connect_cli.connect(options, console=Console(file=out, width=200))
+    assert outcome.code == 0 and "reconnecting (1/" in out.getvalue()
+    assert outcome.state is not None
+    assert tuple(outcome.state.scores) == server_final(server, table)
+
+    # a server that never answers again: a few tries, then one line and exit 1
+    async def dead_hello(self: TableClient, token: str | None = None) -> Any:
+        raise ConnectionLost("unreachable", "cannot reach the server")
+
+    table = new_table(
+        server, "martian", {"target": 10}, [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    )
+    real_hello = TableClient.hello
+    hellos = {"n": 0}
+
+    async def first_hello_only(self: TableClient, token: str | None = None) -> Any:
+        hellos["n"] += 1
+        if hellos["n"] == 1:
+            return await real_hello(self, token)
+        return await dead_hello(self, token)
+
+    async def dying_receive(self: TableClient) -> Any:
+        calls["receive"] += 1
+        if calls["receive"] >= 3:
+            await self.disconnect()
+            raise ConnectionLost("closed", "the connection closed")
+        return await real_receive(self)
+
+    calls["receive"] = 0
+    monkeypatch.setattr(TableClient, "hello", first_hello_only)
+    monkeypatch.setattr(TableClient, "receive", dying_receive)
+    capsys.readouterr()
+    assert main(["connect", server, table, "--seat", "1", "--bot", "cautious"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "lost the connection" in err and "seat is kept" in err

@@ -117,6 +117,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--list-bots", action="store_true", help="list the bots and exit")
     add_game_options(parser)
+    add_online_options(parser)
+
+
+def add_online_options(parser: argparse.ArgumentParser) -> None:
+    """``--server URL --table ID``: the same as ``marsdice connect URL ID`` (one ``-p``
+    spec names the bot that plays the seat; ``--seed`` is the fairness seed)."""
+    from marsdice.cli.connect import add_seat_arguments
+
+    group = parser.add_argument_group("online play (a table of marsdice serve)")
+    group.add_argument("--server", metavar="URL", help="play at this server (with --table)")
+    group.add_argument("--table", metavar="ID", help="the table's id at --server")
+    add_seat_arguments(group)
+
+
+def run_online(args: argparse.Namespace) -> int:
+    """``play --server URL --table ID``: the online client of ``marsdice connect``."""
+    from marsdice.cli.connect import Options, connect
+
+    if args.server is None or args.table is None:
+        raise ValueError("--server and --table go together (or use: marsdice connect URL ID)")
+    bot: str | None = None
+    specs = args.player or []
+    if len(specs) > 1:
+        raise ValueError("online, -p names one seat: 'human' or the bot that plays yours")
+    if specs and specs[0].partition(":")[0].strip().lower() != "human":
+        bot = specs[0].partition(":")[0].strip().lower()
+    name = args.name or (specs[0].partition(":")[2].strip() if specs else None) or None
+    options = Options(
+        url=args.server,
+        table=args.table,
+        seat=None if args.seat is None else args.seat - 1,
+        name=name,
+        seed=None if args.seed is None else str(args.seed),
+        token=args.token,
+        bot=bot,
+        watch=args.watch,
+        hints=args.hint,
+    )
+    return connect(options).code
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -152,6 +191,13 @@ def make_variant(args: argparse.Namespace, game: Game, players: int) -> Variant:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "server", None) is not None or getattr(args, "table", None) is not None:
+        return run_online(args)
+    for option in ("seat", "name", "token"):
+        if getattr(args, option, None) is not None:
+            raise ValueError(f"--{option} is for online play: give --server and --table too")
+    if getattr(args, "watch", False):
+        raise ValueError("--watch is for online play: give --server and --table too")
     console = Console(highlight=False)
     game = get_game(args.game)
     if args.list_bots:
