@@ -599,7 +599,10 @@ def measure(
         server.cpu() - before for server, before in zip(server_list, server_cpu, strict=True)
     ]
     latencies = sorted(tally.latencies)
-    ms = [round(1000 * percentile(latencies, q), 2) for q in (0.5, 0.9, 0.99, 1.0)]
+    ms = [
+        round(1000 * percentile(latencies, q), 2) if latencies else None  # JSON has no NaN
+        for q in (0.5, 0.9, 0.99, 1.0)
+    ]
     result: dict[str, Any] = {
         "database": label,
         "servers": len(urls),
@@ -628,6 +631,10 @@ def measure(
     return result
 
 
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
 def report(results: Sequence[dict[str, Any]]) -> str:
     """The figures as a small table, then where the CPU went."""
     head = (
@@ -640,8 +647,8 @@ def report(results: Sequence[dict[str, Any]]) -> str:
         errors = ", ".join(f"{code} {n}" for code, n in r["errors"].items()) or "none"
         lines.append(
             f"{r['database']:<11}{r['servers']:>8}{r['tables']:>7}{r['games_finished']:>7}{r['games_cut']:>5}"
-            f"{r['actions']:>9}{r['wall_s']:>8.1f}{r['actions_per_s']:>8.0f}{lat['p50']:>8.1f}"
-            f"{lat['p90']:>8.1f}{lat['p99']:>8.1f}{lat['max']:>9.1f}  {errors}"
+            f"{r['actions']:>9}{r['wall_s']:>8.1f}{r['actions_per_s']:>8.0f}{_ms(lat['p50']):>8}"
+            f"{_ms(lat['p90']):>8}{_ms(lat['p99']):>8}{_ms(lat['max']):>9}  {errors}"
         )
     lines.append("")
     lines.append("CPU over the run, in cores busy (CPU seconds / wall seconds):")

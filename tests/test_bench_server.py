@@ -37,7 +37,8 @@ def test_a_tiny_load_finishes_every_table(
     if kind == "postgresql" and (reason := postgres_unavailable()):
         pytest.skip(reason)
     out = tmp_path / "figures.json"
-    argv = ["--db", kind, "--tables", str(TABLES), "--games-per-table", "1", "--json", str(out)]
+    argv = ["--db", kind, "--tables", str(TABLES), "--games-per-table", "1", "--target", "5"]
+    argv += ["--json", str(out)]
     assert bench.main(argv) == 0
     printed = capsys.readouterr()
     assert "Traceback" not in printed.err
@@ -93,14 +94,19 @@ def test_a_deadline_cuts_the_games_under_way_without_errors(
     bench: ModuleType, tmp_path: Path
 ) -> None:
     out = tmp_path / "figures.json"
-    # games to 50 points (about 500 actions) cannot end in the second the run lasts
+    # games to 50 points (about 500 actions) cannot end in the second the run lasts; on a
+    # busy machine a table may even be cut before its seats are joined (not started then)
     argv = ["--db", "sqlite", "--tables", "2", "--duration", "1", "--target", "50"]
     assert bench.main([*argv, "--json", str(out)]) == 0
     (result,) = json.loads(out.read_text())["results"]
     assert result["errors"] == {}
     assert result["games_finished"] == 0
-    assert 1 <= result["games_cut"] == result["games_started"] <= 2
+    assert result["games_cut"] == result["games_started"] <= 2
     stored = result["stored"]
     assert stored["tables"].get("running", 0) == result["games_cut"]
+    assert stored["tables"].get("finished", 0) == 0
     # an action sent just before the deadline may be stored but is not timed
-    assert result["actions"] <= stored["steps"]["human"] <= result["actions"] + 2
+    human = stored["steps"].get("human", 0)
+    assert result["actions"] <= human <= result["actions"] + result["games_cut"]
+    if result["actions"] == 0:
+        assert set(result["latency_ms"].values()) == {None}
