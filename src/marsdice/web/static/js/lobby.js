@@ -4,6 +4,11 @@
 const NAME_STORE = "marsdice.name";
 const REFRESH_MS = 3000;
 
+/** replaceChildren without the null / false that conditional parts leave. */
+function put(node, ...children) {
+  node.replaceChildren(...children.filter((child) => child !== null && child !== undefined && child !== false));
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
@@ -29,7 +34,7 @@ export async function mount(root, ctx) {
   const createBox = el("section", { class: "panel create-panel", "aria-labelledby": "create-title" });
   const listBox = el("section", { class: "panel tables-panel", "aria-labelledby": "tables-title" });
   const intro = el("section", { class: "intro" });
-  root.replaceChildren(el("div", { class: "lobby" }, intro, el("div", { class: "lobby-grid" }, createBox, listBox)));
+  put(root, el("div", { class: "lobby" }, intro, el("div", { class: "lobby-grid" }, createBox, listBox)));
 
   function game() {
     return games.find((g) => g.name === gameName) || games[0];
@@ -75,7 +80,7 @@ export async function mount(root, ctx) {
         ...botChoices.map((bot) =>
           el("option", {
             value: bot,
-            text: `${t("lobby.seat_bot")}: ${t(`bot.${bot}`, { fallback: bot })}`,
+            text: t(`bot.${bot}`, { fallback: bot }),
             title: t(`bot.${bot}.about`, { fallback: "" }),
           }),
         ),
@@ -190,11 +195,11 @@ export async function mount(root, ctx) {
         }
       }
     });
-    createBox.replaceChildren(el("h2", { id: "create-title", text: t("lobby.create_title") }), form);
+    put(createBox, el("h2", { id: "create-title", text: t("lobby.create_title") }), form);
   }
 
   function seatText(seat) {
-    if (seat.kind === "bot") return `${t("scores.bot")}: ${t(`bot.${seat.bot}`, { fallback: seat.bot })}`;
+    if (seat.kind === "bot") return t(`bot.${seat.bot}`, { fallback: seat.bot });
     if (seat.taken) return seat.name + (seat.away ? ` (${t("scores.away")})` : "");
     return t("scores.open");
   }
@@ -211,7 +216,7 @@ export async function mount(root, ctx) {
     try {
       data = await api.tables();
     } catch (failure) {
-      listBox.replaceChildren(el("h2", { id: "tables-title", text: t("lobby.tables") }), el("p", { class: "error-box", text: ctx.errorText(failure) }));
+      put(listBox, el("h2", { id: "tables-title", text: t("lobby.tables") }), el("p", { class: "error-box", text: ctx.errorText(failure) }));
       return;
     }
     if (!alive) return;
@@ -247,14 +252,14 @@ export async function mount(root, ctx) {
         ),
       );
     }
-    listBox.replaceChildren(
+    put(listBox,
       el("h2", { id: "tables-title", text: t("lobby.tables") }),
       data.tables.length ? list : el("p", { class: "hint", text: t("lobby.no_tables") }),
     );
   }
 
   function renderIntro() {
-    intro.replaceChildren(el("h1", { text: t("lobby.title") }), el("p", { class: "lead", text: t("lobby.lead") }));
+    put(intro, el("h1", { text: t("lobby.title") }), el("p", { class: "lead", text: t("lobby.lead") }));
   }
 
   async function tick() {

@@ -6,6 +6,11 @@
 const NAME_STORE = "marsdice.name";
 const LOG_LIMIT = 300;
 
+/** replaceChildren without the null / false that conditional parts leave. */
+function put(node, ...children) {
+  node.replaceChildren(...children.filter((child) => child !== null && child !== undefined && child !== false));
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
@@ -116,7 +121,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     endDialog,
     rulesDialog,
   );
-  root.replaceChildren(page);
+  put(root, page);
 
   // -- names and helpers --
   function names() {
@@ -165,7 +170,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     title.append(el("span", { class: "table-id", text: ` #${table.id}` }));
     statusChip.textContent = t(`status.${table.status}`);
     statusChip.dataset.status = table.status;
-    rulesButton.replaceChildren(
+    put(rulesButton,
       document.createTextNode(t("table.rules")),
       el("kbd", { "aria-hidden": "true", text: "?" }),
     );
@@ -179,7 +184,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     invitePanel.hidden = !open;
     if (!joinPanel.hidden) {
       const free = table.seats.filter((seat) => seat.kind === "human" && !seat.taken);
-      joinPanel.replaceChildren(el("h2", { text: t("join.title") }));
+      put(joinPanel, el("h2", { text: t("join.title") }));
       if (!free.length) {
         joinPanel.append(el("p", { text: t("join.full") }));
       } else {
@@ -249,7 +254,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
       joinPanel.append(el("p", { class: "hint", text: t("join.spectating") }));
     }
     if (!invitePanel.hidden) {
-      invitePanel.replaceChildren(el("h2", { text: t("invite.title") }));
+      put(invitePanel, el("h2", { text: t("invite.title") }));
       const list = el("ul", { class: "invite-list" });
       for (const seat of table.seats) {
         if (seat.kind !== "human" || seat.taken) continue;
@@ -304,7 +309,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
 
   function renderTurn() {
     const view = state?.view;
-    turnBanner.replaceChildren();
+    put(turnBanner);
     if (!view) {
       turnBanner.append(el("p", { class: "turn-now", text: t("table.waiting_players") }));
       return;
@@ -345,7 +350,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
 
   function renderActions() {
     const view = state?.view;
-    actions.replaceChildren();
+    put(actions);
     const legal = view?.legal_actions || [];
     const waiting = sentVersion === state?.version;
     if (!legal.length) {
@@ -411,7 +416,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     });
     tableEl.append(body);
     const target = view?.board?.target;
-    scoresPanel.replaceChildren(
+    put(scoresPanel,
       el("h2", { id: "scores-title", text: t("scores.title") }),
       tableEl,
       target ? el("p", { class: "hint", text: t("scores.target", { target }) }) : null,
@@ -444,7 +449,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
         el("li", { class: `ev ev-${entry.e.type}`, "data-seat": seat ?? null }, plugin.describeEvent(entry.e, pctx)),
       );
     }
-    logPanel.replaceChildren(
+    put(logPanel,
       el("h2", { id: "log-title", text: t("log.title") }),
       log.length ? list : el("p", { class: "hint", text: t("log.empty") }),
     );
@@ -470,7 +475,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
         ),
       );
     }
-    hintsPanel.replaceChildren(
+    put(hintsPanel,
       el("h2", { id: "hints-title", text: t("hints.title", { name: names()[advice.seat] ?? "" }) }),
       list,
       el("p", { class: "hint", text: t(`hints.method.${advice.method}`, { fallback: advice.method }) + (advice.estimate ? ` · ${t("hints.estimate")}` : "") }),
@@ -512,7 +517,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
         el("p", {}, el("a", { href: api.recordUrl(table.id), download: `${table.id}.txt`, class: "btn", text: t("end.record") })),
       );
     }
-    fairPanel.replaceChildren(...parts);
+    put(fairPanel, ...parts);
   }
 
   function endLinks() {
@@ -575,10 +580,10 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
         : null,
       endLinks(),
     ];
-    endPanel.replaceChildren(...build("end-title"));
+    put(endPanel, ...build("end-title"));
     if (!endShown) {
       endShown = true;
-      endDialog.replaceChildren(
+      put(endDialog,
         ...build("end-dialog-title"),
         el("form", { method: "dialog", class: "row" }, el("button", { class: "btn", autofocus: true, text: t("dialog.close") })),
       );
@@ -599,7 +604,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   function renderBoard(fresh) {
     const view = state?.view;
     if (!view) {
-      boardBox.replaceChildren(el("p", { class: "hint", text: t("table.not_started") }));
+      put(boardBox, el("p", { class: "hint", text: t("table.not_started") }));
       return;
     }
     plugin.renderBoard(boardBox, view, pluginCtx({ freshVersion: fresh }));
@@ -657,7 +662,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
       : null;
     const play = el("button", { type: "button", class: "btn danger", "data-confirm": "play", text: t("confirm.play") });
     const back = el("button", { type: "button", class: "btn primary", "data-confirm": "back", text: t("confirm.back") });
-    confirmDialog.replaceChildren(
+    put(confirmDialog,
       el("h2", { id: "confirm-title", text: `⚠ ${t("confirm.title")}` }),
       el("p", { text: t("confirm.text", { action: label }) }),
       advice.loss !== null && advice.loss !== undefined
@@ -690,7 +695,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     }
     const body = el("div", { class: "rules-body" });
     body.innerHTML = html ?? `<p>${t("rules.missing")}</p>`;
-    rulesDialog.replaceChildren(
+    put(rulesDialog,
       el(
         "div",
         { class: "dialog-head" },

@@ -41,18 +41,18 @@ function countText(t, face, count) {
 /** One die: a symbol, a letter and an aria label, so colour is never the only signal. */
 export function die(t, face, extra = "") {
   const box = el("span", {
-    class: `die die-${face} ${extra}`.trim(),
+    class: `md-die md-die-${face} ${extra}`.trim(),
     role: "img",
     "aria-label": t(`martian:die.${face}`),
     title: t(`martian:die.${face}`),
   });
   box.innerHTML = `<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">${ICONS[face]}</svg>`;
-  box.append(el("span", { class: "die-letter", "aria-hidden": "true", text: t(`martian:letter.${face}`) }));
+  box.append(el("span", { class: "md-die-letter", "aria-hidden": "true", text: t(`martian:letter.${face}`) }));
   return box;
 }
 
 function diceRow(t, counts, extraFor = () => "") {
-  const row = el("div", { class: "dice-row" });
+  const row = el("div", { class: "md-dice" });
   counts.forEach((count, index) => {
     for (let i = 0; i < count; i++) row.append(die(t, FACES[index], extraFor(index, i)));
   });

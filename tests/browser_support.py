@@ -1,0 +1,122 @@
+"""Browser tests' plumbing: Debian's Chromium driven by Playwright against a real
+``marsdice serve`` on loopback (``tests/serverproc.py``).
+
+Import the fixtures into a test module (``from tests.browser_support import browser,
+server  # noqa: F401``) or use :func:`start_server` for a server with other options. The
+whole module is skipped, with the reason, when ``/usr/bin/chromium`` or Playwright is
+missing; ``playwright install`` is never needed (no download: the system's browser)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.serverproc import Server
+
+CHROMIUM = os.environ.get("MARSDICE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: how long a page may take to show what a test waits for (a bot game at delay 0 is quick)
+TIMEOUT_MS = 15_000
+
+
+def skip_reason() -> str | None:
+    """Why browser tests cannot run here, or None."""
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (the dev extra)"
+    return None
+
+
+def start_server(tmp_path: Path, *options: str) -> Server:
+    """A real server on a fresh SQLite file, bots at delay 0."""
+    return Server(f"sqlite:///{tmp_path / 'browser.sqlite3'}", tmp_path, *options)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for a module's tests (each test makes its own tables)."""
+    running = start_server(tmp_path_factory.mktemp("browser"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium for a module's tests."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def new_page(
+    browser: Any,
+    server: Server,
+    *,
+    lang: str = "en",
+    width: int = 1280,
+    height: int = 900,
+    reduced_motion: bool = True,
+) -> Any:
+    """A page in a fresh context (its own localStorage: its own seat tokens) with the page's
+    language preset. Console errors are collected on ``page.errors``."""
+    context = browser.new_context(
+        base_url=server.base,
+        viewport={"width": width, "height": height},
+        reduced_motion="reduce" if reduced_motion else "no-preference",
+        locale={"en": "en-US", "pl": "pl-PL", "ru": "ru-RU"}[lang],
+    )
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(f"localStorage.setItem('marsdice.lang', {json.dumps(lang)})")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    return page
+
+
+def create_table(server: Server, game: str, variant: dict[str, Any], seats: list[dict[str, Any]],
+                 options: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    """A table made through the REST lobby (the browser tests' lobby test makes one by hand)."""
+    body: dict[str, Any] = {"game": game, "variant": variant, "seats": seats}
+    if options is not None:
+        body["options"] = options
+    response = httpx.post(f"{server.base}/api/tables", json=body, timeout=10)
+    assert response.status_code == 201, response.text
+    table: dict[str, Any] = response.json()
+    return table
+
+
+def table_state(server: Server, table_id: str) -> dict[str, Any]:
+    response = httpx.get(f"{server.base}/api/tables/{table_id}", timeout=10)
+    assert response.status_code == 200, response.text
+    table: dict[str, Any] = response.json()
+    return table
