@@ -310,3 +310,30 @@ def test_a_dropped_connection_is_resumed_and_a_dead_server_ends_it(
     assert main(["connect", server, table, "--seat", "1", "--bot", "cautious"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "lost the connection" in err and "seat is kept" in err
+
+
+def test_a_person_at_a_mars_attacks_table(
+    server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = new_table(
+        server, "attacks", {}, [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}]
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("zzz\nhelp\n@\nquit\ny\n"))
+    assert main(["connect", server, table, "--seat", "1", "--name", "Ann"]) == 130
+    out = capsys.readouterr().out
+    assert "Mars Attacks" in out and "Ann" in out and "stand-in" in out
+
+
+def test_the_bot_authors_example_in_the_protocol_doc_runs(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (Path(__file__).parents[1] / "docs" / "protocol.md").read_text()
+    section = text[text.index("## Clients") :]
+    code = section[section.index("```python") + len("```python") : section.rindex("```")]
+    table = new_table(
+        server, "martian", {"target": 10}, [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    )
+    code = code.replace("http://127.0.0.1:8000", server).replace("502ab0332b9e", table)
+    exec(compile(code, "protocol.md", "exec"), {"__name__": "example"})
+    assert "final scores:" in capsys.readouterr().out
+    assert httpx.get(f"{server}/api/tables/{table}").json()["status"] == "finished"

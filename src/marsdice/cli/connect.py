@@ -150,6 +150,7 @@ def connect(
         table_client.say_goodbye()
         code = EXIT_INTERRUPTED
     finally:
+        table_client.keep_tops()
         loop.run_until_complete(table_client.close())
         loop.close()
     return Outcome(code, table_client.final_state())
@@ -190,11 +191,32 @@ def load_token(url: str, table: str) -> tuple[int, str] | None:
         return None
 
 
-def save_token(url: str, table: str, seat: int, token: str) -> None:
-    """Write the token readable by its owner only (mode 0600, folder 0700)."""
+def load_tops(url: str, table: str) -> dict[int, tuple[str | None, ...]]:
+    """The face-up cards seen at each version in earlier sessions at this seat (Mars
+    Attacks: they make rebuilding the hidden state direct, see ``LocalGame``)."""
+    try:
+        data = json.loads(token_file(url, table).read_text())
+        return {int(v): tuple(top) for v, top in data.get("tops", {}).items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def save_token(
+    url: str,
+    table: str,
+    seat: int,
+    token: str,
+    tops: dict[int, tuple[str | None, ...]] | None = None,
+) -> None:
+    """Write the token readable by its owner only (mode 0600, folder 0700), with the
+    public face-up cards seen so far (``tops``)."""
     path = token_file(url, table)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    text = json.dumps({"server": url.rstrip("/"), "table": table, "seat": seat, "token": token})
+    data: dict[str, Any] = {"server": url.rstrip("/"), "table": table, "seat": seat}
+    data["token"] = token
+    if tops:
+        data["tops"] = {str(v): list(top) for v, top in tops.items()}
+    text = json.dumps(data)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as handle:
         handle.write(text)
@@ -231,6 +253,15 @@ class _Session:
     async def close(self) -> None:
         await self.client.close()
 
+    def keep_tops(self) -> None:
+        """Store the face-up cards seen (Mars Attacks) beside the seat's stored token."""
+        local = getattr(self, "local", None)
+        stored = load_token(self.options.url, self.options.table)
+        if local is None or not local.tops or stored is None or stored[1] != self.token:
+            return
+        with contextlib.suppress(OSError):
+            save_token(self.options.url, self.options.table, stored[0], stored[1], local.tops)
+
     def final_state(self) -> GameState | None:
         local = getattr(self, "local", None)
         return None if local is None else local.state
@@ -248,7 +279,7 @@ class _Session:
         from marsdice.cli.play import ActionPrompt
         from marsdice.cli.view import game_view
         from marsdice.games import get_game
-        from marsdice.web.client import ClientError, LocalGame
+        from marsdice.web.client import ClientError, ConnectionLost, LocalGame
 
         table = await self.client.table()
         self.game = game = get_game(str(table["game"]))
@@ -257,6 +288,8 @@ class _Session:
         await self._take_seat(table)
         try:
             message = await self.client.hello(self.token)
+        except ConnectionLost as error:
+            raise ClientError("unreachable", str(error)) from None
         except ClientError as error:
             if error.code == "bad_token" and self.options.token is None:
                 forget_token(self.options.url, self.options.table)
@@ -267,6 +300,8 @@ class _Session:
         self.seat = message.seat
         self.seated_play = message.seat is not None
         self.local = LocalGame(game, message.table, message.seat, seed=self.options.seed)
+        if self.seated_play:
+            self.local.tops.update(load_tops(self.options.url, self.options.table))
         self.prompt = ActionPrompt(
             self.view, self.console, self.read_line, hints=self.options.hints
         )

@@ -47,20 +47,21 @@ ServerMessage = StateMessage | ErrorMessage | Pong
 class ClientError(MarsDiceError):
     """A request the server refused (``code`` from the protocol) or could not be sent.
 
-    ``exit_code`` is 2 (bad input: a wrong table, token or URL, an unreachable server) unless
-    a subclass says otherwise."""
-
-    exit_code = 2
+    ``exit_code`` is 2 (bad input: a wrong table, token or URL, an unreachable server), 1
+    for a failure of this client (``rebuild``: no state fits what the server showed)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+        self.exit_code = 1 if code == "rebuild" else 2
 
 
 class ConnectionLost(ClientError):
     """The WebSocket closed or failed while playing: reconnecting may help."""
 
-    exit_code = 1
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(code, message)
+        self.exit_code = 1
 
 
 class TableClient:
@@ -277,11 +278,18 @@ class LocalGame:
         return state.parse_action(text)
 
     def _determinize(self, log: list[str], view: Mapping[str, Any]) -> GameState:
-        from marsdice.attacks.determinize import determinize
+        from marsdice.attacks.determinize import DeterminizeError, determinize
         from marsdice.attacks.variant import Variant
 
         assert isinstance(self.variant, Variant)
-        return determinize(self.variant, log, view, self.rng, tops=self.tops)
+        try:
+            return determinize(self.variant, log, view, self.rng, tops=self.tops)
+        except DeterminizeError as error:
+            raise ClientError(
+                "rebuild",
+                f"cannot rebuild this {self.game.title} table from what this seat sees "
+                f"({error}); run the command again to retry",
+            ) from None
 
 
 def _plain(value: object) -> Any:
