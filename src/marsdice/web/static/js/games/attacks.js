@@ -121,11 +121,14 @@ function lastRoll(view) {
   return null;
 }
 
-function diceArea(t, view, board, el) {
+function diceArea(ctx, view, board, el) {
+  const t = ctx.t;
   const dice = board.dice;
   const rolled = lastRoll(view);
   const signature = rolled ? JSON.stringify([view.events, dice]) : null;
-  const fresh = rolled !== null && animated.get(el) !== signature;
+  // the table says whether this state is new (false under reduced motion); a replay does not
+  const fresh =
+    rolled !== null && (ctx.freshVersion === undefined ? animated.get(el) !== signature : Boolean(ctx.freshVersion));
   if (rolled) animated.set(el, signature);
   // the dice the last roll brought: every head showing, and that roll's new ray guns and nukes
   const newOf = { H: 0, R: 0, N: 0 };
@@ -409,7 +412,7 @@ function renderBoard(el, view, ctx) {
   const parts = [
     statusLine(ctx, view, board),
     stacksArea(ctx, board),
-    h("div", { class: "atk-lower" }, diceArea(t, view, board, el), playersArea(ctx, view, board)),
+    h("div", { class: "atk-lower" }, diceArea(ctx, view, board, el), playersArea(ctx, view, board)),
     placeholderNote(ctx, board),
   ];
   el.replaceChildren(...parts.filter(Boolean));
@@ -534,7 +537,7 @@ function renderOptions(el, t, players) {
       { class: "field atk-field", "data-field": name },
       h("label", { for: `atk-opt-${name}`, text: tr(t, `option.${name}`) }),
       control,
-      h("p", { class: "field-error", id: `atk-opt-${name}-error`, role: "alert", hidden: true }),
+      h("p", { class: "field-error", id: `atk-opt-${name}-error`, "data-error-for": name, role: "alert" }),
     );
   const select = (name, values) => {
     const control = h(
@@ -553,7 +556,6 @@ function renderOptions(el, t, players) {
     const box = el.querySelector(`[data-field="${name}"] .field-error`);
     if (!box) return false;
     box.textContent = message || "";
-    box.hidden = !message;
     const control = el.querySelector(`#atk-opt-${name}`);
     if (control) control.setAttribute("aria-invalid", message ? "true" : "false");
     return true;
@@ -602,4 +604,61 @@ function renderOptions(el, t, players) {
   return params;
 }
 
-export default { name: "attacks", renderOptions, renderBoard, describeEvent, actionLabel, describeChoice };
+/** Whose turn it is, also while the server rolls (current_player -1). */
+function turnSeat(view) {
+  if (!view || view.phase === "over" || view.current_player === -2) return null;
+  if (view.current_player >= 0) return view.current_player;
+  return view.board ? view.board.seat : null;
+}
+
+/** Who plays after: the next seat, none when the last round ends with this turn. An extra turn
+ * (San Francisco, Indianapolis) is only known once the capture has happened. */
+function nextSeat(view) {
+  const seat = turnSeat(view);
+  if (seat === null || seat === undefined) return null;
+  const next = (seat + 1) % view.players;
+  if (view.board && view.board.end_triggered && next === 0) return null;
+  return next;
+}
+
+/** The notice once the end is triggered: the round is completed, up to the last seat. */
+function lastRoundNotice(view, ctx) {
+  if (!view || !view.board || !view.board.end_triggered || view.phase === "over") return null;
+  return tr(ctx.t, "last_round_notice", { name: seatName(ctx, view.players - 1) });
+}
+
+/** How a tie on VP was broken, for the end screen: cards captured, then who reached it first. */
+function tieBreaks(view, ctx) {
+  if (!view || !view.board || !view.scores || !view.scores.length) return [];
+  const t = ctx.t;
+  const best = Math.max(...view.scores);
+  const tied = view.scores.map((score, seat) => (score === best ? seat : null)).filter((seat) => seat !== null);
+  if (tied.length < 2) return [];
+  const cards = (seat) => (view.board.owned[seat] || []).length;
+  const lines = [
+    tr(t, "tie.vp", {
+      vp: best,
+      cards: tied.map((seat) => tr(t, "tie.cards_of", { name: seatName(ctx, seat), n: cards(seat) })).join(", "),
+    }),
+  ];
+  const most = Math.max(...tied.map(cards));
+  const still = tied.filter((seat) => cards(seat) === most);
+  if (still.length > 1) {
+    if ((view.winners || []).length > 1) lines.push(tr(t, "tie.shared"));
+    else lines.push(tr(t, "tie.reached", { name: seatName(ctx, (view.winners || [still[0]])[0]) }));
+  }
+  return lines;
+}
+
+export default {
+  name: "attacks",
+  renderOptions,
+  renderBoard,
+  describeEvent,
+  actionLabel,
+  describeChoice,
+  turnSeat,
+  nextSeat,
+  lastRoundNotice,
+  tieBreaks,
+};

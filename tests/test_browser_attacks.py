@@ -1,0 +1,256 @@
+"""Mars Attacks in a real browser (Debian's Chromium through Playwright) against a real server:
+one person plays a whole game against two bots by clicking the action buttons; the review page
+and the replay viewer of that game show every decision and every step (counted against the
+API's JSON); a bad card file is refused next to the upload field.
+
+Screenshots (desktop and 375 px) go to ``$MARSDICE_SCREENSHOTS`` when it is set."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+# browser_support imports ``tests.serverproc``: the repository's root must be importable
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from browser_support import browser, create_table, new_page, server  # noqa: E402, F401
+from serverproc import Server  # noqa: E402
+
+SHOTS = os.environ.get("MARSDICE_SCREENSHOTS")
+#: clicks a person may need for a whole game (3 seats, the end after one empty stack)
+MAX_CLICKS = 400
+ENABLED = "button[data-action]:not([disabled])"
+ACTED = (
+    "() => document.querySelector('.end-panel:not([hidden])') !== null"
+    " || document.querySelector('button[data-action]:not([disabled])') !== null"
+)
+
+
+def shoot(page: Any, name: str) -> None:
+    """A full-page screenshot for the docs and for looking at (only with MARSDICE_SCREENSHOTS)."""
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
+
+
+def seated_page(browser: Any, server: Server, table_id: str, seat: int, **kwargs: Any) -> Any:  # noqa: F811
+    """A page holding the seat's token in localStorage, as the lobby leaves it after joining."""
+    joined = httpx.post(
+        f"{server.base}/api/tables/{table_id}/join", json={"seat": seat, "name": "Ann"}, timeout=10
+    )
+    assert joined.status_code == 200, joined.text
+    token = joined.json()["token"]
+    page = new_page(browser, server, **kwargs)
+    seats = {table_id: {"seat": seat, "token": token, "at": 0}}
+    page.context.add_init_script(f"localStorage.setItem('marsdice.seats', {json.dumps(json.dumps(seats))})")
+    return page
+
+
+def choose(page: Any, rng: random.Random) -> str:
+    """A sensible legal move from the buttons: attack, reroll while two nukes short of the
+    limit, else stop; abilities at random."""
+    actions: list[str] = page.eval_on_selector_all(ENABLED, "bs => bs.map(b => b.dataset.action)")
+    meter = page.query_selector(".atk-dice .nuke-meter")
+    assert meter is not None, "the board shows the nukes against the limit"
+    nukes = int(meter.get_attribute("aria-valuenow") or 0)
+    limit = int(meter.get_attribute("aria-valuemax") or 0)
+    targets = [a for a in actions if a.startswith("@")]
+    if targets:
+        return rng.choice(targets)
+    if "reroll" in actions and limit - nukes > 2:
+        return "reroll"
+    if "stop" in actions:
+        return "stop"
+    return rng.choice(actions)
+
+
+@pytest.fixture(scope="module")
+def finished_game(browser: Any, server: Server) -> Iterator[dict[str, Any]]:  # noqa: F811
+    """One person (seat 0) plays a whole Mars Attacks game against two bots in the page."""
+    table = create_table(
+        server,
+        "attacks",
+        {"end_stacks": 1},
+        [{"kind": "human"}, {"kind": "bot", "bot": "planner"}, {"kind": "bot", "bot": "heuristic"}],
+        {"hints": False, "fool_check": False},
+    )
+    page = seated_page(browser, server, table["id"], 0)
+    page.goto(f"/t/{table['id']}")
+    page.wait_for_selector(".atk-board .atk-stack")
+    rng = random.Random(12)
+    played: list[str] = []
+    labels: dict[str, str] = {}
+    for _ in range(MAX_CLICKS):
+        page.wait_for_function(ACTED)
+        if page.query_selector(".end-panel:not([hidden])"):
+            break
+        action = choose(page, rng)
+        button = page.locator(f'button[data-action="{action}"]')
+        labels[action] = button.inner_text()
+        if len(played) == 3:
+            shoot(page, "attacks-desktop")
+        button.click()
+        played.append(action)
+    else:
+        pytest.fail(f"no end after {MAX_CLICKS} clicks")
+    page.wait_for_selector(".end-panel:not([hidden])")
+    assert not page.errors, page.errors
+    yield {"table": table, "page": page, "played": played, "labels": labels}
+    page.context.close()
+
+
+def test_a_person_plays_a_whole_game_against_two_bots(finished_game: dict[str, Any], server: Server) -> None:  # noqa: F811
+    table_id = finished_game["table"]["id"]
+    final = httpx.get(f"{server.base}/api/tables/{table_id}", timeout=10).json()
+    assert final["status"] == "finished"
+    played = finished_game["played"]
+    assert any(a.startswith("@") for a in played) and "stop" in played or "reroll" in played
+    # the buttons carry readable labels, not the notation
+    labels = finished_game["labels"]
+    target = next(a for a in played if a.startswith("@"))
+    assert labels[target].startswith("Attack "), labels
+    page = finished_game["page"]
+    # the end screen and the final board: every seat's points as the server counts them
+    replay = httpx.get(f"{server.base}/api/tables/{table_id}/replay", timeout=30).json()
+    scores = replay["steps"][-1]["view"]["scores"]
+    shown = page.eval_on_selector_all(".atk-player .atk-vp", "els => els.map(e => e.textContent)")
+    assert shown == [f"{score} VP" for score in scores]
+
+
+def test_review_shows_every_decision(browser: Any, server: Server, finished_game: dict[str, Any]) -> None:  # noqa: F811
+    table_id = finished_game["table"]["id"]
+    review = httpx.get(f"{server.base}/api/tables/{table_id}/review", timeout=60).json()
+    page = new_page(browser, server)
+    page.goto(f"/t/{table_id}/review")
+    page.wait_for_selector(".rv-decision")
+    assert page.locator(".rv-decision").count() == len(review["decisions"]) > 0
+    assert page.locator(".rv-summary").count() == len(review["summaries"]) == 3
+    # the planner's values are labelled as estimates; each mark is a symbol and a word
+    assert "estimates" in page.inner_text(".rv-method").lower()
+    marks = page.eval_on_selector_all(".rv-decision", "els => els.map(e => e.dataset.mark)")
+    assert marks == [d["mark"] for d in review["decisions"]]
+    for decision, badge in zip(review["decisions"], page.locator(".rv-mark").all_inner_texts(), strict=True):
+        assert decision["mark"].replace("unrated", "not rated") in badge.lower()
+    # the filter: only the errors
+    errors = [d for d in review["decisions"] if d["mark"] in ("inaccuracy", "mistake", "blunder")]
+    page.check("#rv-filter-errors")
+    assert page.locator(".rv-decision").count() == len(errors)
+    shoot(page, "review-desktop")
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.uncheck("#rv-filter-errors")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    shoot(page, "review-phone")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_replay_steps_through_every_move(browser: Any, server: Server, finished_game: dict[str, Any]) -> None:  # noqa: F811
+    table_id = finished_game["table"]["id"]
+    replay = httpx.get(f"{server.base}/api/tables/{table_id}/replay", timeout=30).json()
+    steps = len(replay["steps"])
+    page = new_page(browser, server)
+    page.goto(f"/t/{table_id}/replay")
+    page.wait_for_selector(".rp-page .atk-board")
+    assert page.locator(".rp-move").count() == steps > 0
+    position = lambda: int(page.get_attribute(".rp-page", "data-position") or -1)  # noqa: E731
+    assert position() == 0
+    page.click(".rp-next")
+    page.click(".rp-next")
+    assert position() == 2
+    page.click(".rp-prev")
+    assert position() == 1
+    page.keyboard.press("ArrowRight")
+    assert position() == 2
+    page.keyboard.press("End")
+    assert position() == steps
+    # the last view is the server's: the board shows its scores
+    scores = replay["steps"][-1]["view"]["scores"]
+    shown = page.eval_on_selector_all(".atk-player .atk-vp", "els => els.map(e => e.textContent)")
+    assert shown == [f"{score} VP" for score in scores]
+    page.keyboard.press("Home")
+    assert position() == 0
+    # every step can be reached from the list, and each shows its events
+    middle = steps // 2
+    page.click(f'.rp-move button[data-step="{middle}"]')
+    assert position() == middle
+    assert page.get_attribute(f'.rp-move button[data-step="{middle}"]', "aria-current") == "step"
+    page.fill("#rp-slider", str(steps - 1))
+    assert position() == steps - 1
+    events = replay["steps"][steps - 2]["view"]["events"]
+    assert page.locator(".rp-events li").count() == len(events)
+    shoot(page, "replay-desktop")
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    shoot(page, "replay-phone")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:  # noqa: F811
+    table = create_table(
+        server,
+        "attacks",
+        {},
+        [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}, {"kind": "bot", "bot": "heuristic"}],
+        {"hints": True, "fool_check": False},
+    )
+    page = seated_page(browser, server, table["id"], 0, width=375, height=800)
+    page.goto(f"/t/{table['id']}")
+    page.wait_for_selector(ENABLED)
+    targets = page.locator(ENABLED)
+    faces = page.locator(".atk-card").count()
+    vegas = page.locator('.atk-card[data-card="las-vegas"]').count()
+    assert targets.count() == faces - vegas >= 3  # every face-up card but Las Vegas
+    for box in (targets.nth(i).bounding_box() for i in range(targets.count())):
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    # a keyboard shortcut: the first card's stack number
+    first = page.locator(ENABLED).first
+    action, key = first.get_attribute("data-action"), first.get_attribute("data-key")
+    assert action is not None and action.startswith("@") and key is not None and key.isdigit()
+    name = page.inner_text(f'.atk-card[data-card="{action[1:]}"] .card-name')
+    page.keyboard.press(key)
+    page.locator(".ev-target-declared", has_text=f"Ann attacks {name}.").first.wait_for()
+    shoot(page, "attacks-phone")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_bad_card_file_is_shown_next_to_the_field(browser: Any, server: Server, tmp_path: Path) -> None:  # noqa: F811
+    page = new_page(browser, server)
+    page.goto("/")
+    page.select_option("#create-game", "attacks")
+    page.wait_for_selector("#atk-opt-cards")
+    page.fill("#create-name", "Ann")
+    # not JSON at all: refused in the page
+    garbage = tmp_path / "cards.txt"
+    garbage.write_text("this is not json", encoding="utf-8")
+    page.set_input_files("#atk-opt-cards", str(garbage))
+    error = page.locator('[data-error-for="cards"]')
+    error.wait_for()
+    page.wait_for_function("() => document.querySelector('[data-error-for=\"cards\"]').textContent !== ''")
+    assert "Not a JSON file" in error.inner_text()
+    # JSON whose card the server's validator refuses: the 422 lands next to the field
+    cards = json.loads(
+        (Path(__file__).parents[1] / "src/marsdice/attacks/cards.json").read_text(encoding="utf-8")
+    )
+    cards["cards"][2]["vp"] = -4
+    bad = tmp_path / "cards.json"
+    bad.write_text(json.dumps(cards), encoding="utf-8")
+    page.set_input_files("#atk-opt-cards", str(bad))
+    page.wait_for_function("() => document.querySelector('[data-error-for=\"cards\"]').textContent === ''")
+    page.click("#create-button")
+    page.wait_for_function("() => document.querySelector('[data-error-for=\"cards\"]').textContent !== ''")
+    text = error.inner_text()
+    assert "vp" in text and "Toronto" in text, text
+    assert page.url.rstrip("/").endswith(server.base.split("//")[1]) or "/t/" not in page.url
+    assert not page.errors, page.errors
+    page.context.close()
