@@ -21,8 +21,13 @@ import pytest
 # browser_support imports ``tests.serverproc``: the repository's root must be importable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser_support import browser, create_table, new_page, server  # noqa: E402, F401
-from serverproc import Server  # noqa: E402
+import browser_support
+from browser_support import create_table, new_page
+from serverproc import Server
+
+#: the shared fixtures (a Chromium and a server per module)
+browser = browser_support.browser
+server = browser_support.server
 
 SHOTS = os.environ.get("MARSDICE_SCREENSHOTS")
 #: clicks a person may need for a whole game (3 seats, the end after one empty stack)
@@ -41,7 +46,7 @@ def shoot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
 
 
-def seated_page(browser: Any, server: Server, table_id: str, seat: int, **kwargs: Any) -> Any:  # noqa: F811
+def seated_page(browser: Any, server: Server, table_id: str, seat: int, **kwargs: Any) -> Any:
     """A page holding the seat's token in localStorage, as the lobby leaves it after joining."""
     joined = httpx.post(
         f"{server.base}/api/tables/{table_id}/join", json={"seat": seat, "name": "Ann"}, timeout=10
@@ -50,7 +55,9 @@ def seated_page(browser: Any, server: Server, table_id: str, seat: int, **kwargs
     token = joined.json()["token"]
     page = new_page(browser, server, **kwargs)
     seats = {table_id: {"seat": seat, "token": token, "at": 0}}
-    page.context.add_init_script(f"localStorage.setItem('marsdice.seats', {json.dumps(json.dumps(seats))})")
+    page.context.add_init_script(
+        f"localStorage.setItem('marsdice.seats', {json.dumps(json.dumps(seats))})"
+    )
     return page
 
 
@@ -73,7 +80,7 @@ def choose(page: Any, rng: random.Random) -> str:
 
 
 @pytest.fixture(scope="module")
-def finished_game(browser: Any, server: Server) -> Iterator[dict[str, Any]]:  # noqa: F811
+def finished_game(browser: Any, server: Server) -> Iterator[dict[str, Any]]:
     """One person (seat 0) plays a whole Mars Attacks game against two bots in the page."""
     table = create_table(
         server,
@@ -107,12 +114,14 @@ def finished_game(browser: Any, server: Server) -> Iterator[dict[str, Any]]:  # 
     page.context.close()
 
 
-def test_a_person_plays_a_whole_game_against_two_bots(finished_game: dict[str, Any], server: Server) -> None:  # noqa: F811
+def test_a_person_plays_a_whole_game_against_two_bots(
+    finished_game: dict[str, Any], server: Server
+) -> None:
     table_id = finished_game["table"]["id"]
     final = httpx.get(f"{server.base}/api/tables/{table_id}", timeout=10).json()
     assert final["status"] == "finished"
     played = finished_game["played"]
-    assert any(a.startswith("@") for a in played) and "stop" in played or "reroll" in played
+    assert (any(a.startswith("@") for a in played) and "stop" in played) or "reroll" in played
     # the buttons carry readable labels, not the notation
     labels = finished_game["labels"]
     target = next(a for a in played if a.startswith("@"))
@@ -125,7 +134,9 @@ def test_a_person_plays_a_whole_game_against_two_bots(finished_game: dict[str, A
     assert shown == [f"{score} VP" for score in scores]
 
 
-def test_review_shows_every_decision(browser: Any, server: Server, finished_game: dict[str, Any]) -> None:  # noqa: F811
+def test_review_shows_every_decision(
+    browser: Any, server: Server, finished_game: dict[str, Any]
+) -> None:
     table_id = finished_game["table"]["id"]
     review = httpx.get(f"{server.base}/api/tables/{table_id}/review", timeout=60).json()
     page = new_page(browser, server)
@@ -137,7 +148,9 @@ def test_review_shows_every_decision(browser: Any, server: Server, finished_game
     assert "estimates" in page.inner_text(".rv-method").lower()
     marks = page.eval_on_selector_all(".rv-decision", "els => els.map(e => e.dataset.mark)")
     assert marks == [d["mark"] for d in review["decisions"]]
-    for decision, badge in zip(review["decisions"], page.locator(".rv-mark").all_inner_texts(), strict=True):
+    for decision, badge in zip(
+        review["decisions"], page.locator(".rv-mark").all_inner_texts(), strict=True
+    ):
         assert decision["mark"].replace("unrated", "not rated") in badge.lower()
     # the filter: only the errors
     errors = [d for d in review["decisions"] if d["mark"] in ("inaccuracy", "mistake", "blunder")]
@@ -152,7 +165,9 @@ def test_review_shows_every_decision(browser: Any, server: Server, finished_game
     page.context.close()
 
 
-def test_replay_steps_through_every_move(browser: Any, server: Server, finished_game: dict[str, Any]) -> None:  # noqa: F811
+def test_replay_steps_through_every_move(
+    browser: Any, server: Server, finished_game: dict[str, Any]
+) -> None:
     table_id = finished_game["table"]["id"]
     replay = httpx.get(f"{server.base}/api/tables/{table_id}/replay", timeout=30).json()
     steps = len(replay["steps"])
@@ -160,7 +175,10 @@ def test_replay_steps_through_every_move(browser: Any, server: Server, finished_
     page.goto(f"/t/{table_id}/replay")
     page.wait_for_selector(".rp-page .atk-board")
     assert page.locator(".rp-move").count() == steps > 0
-    position = lambda: int(page.get_attribute(".rp-page", "data-position") or -1)  # noqa: E731
+
+    def position() -> int:
+        return int(page.get_attribute(".rp-page", "data-position") or -1)
+
     assert position() == 0
     page.click(".rp-next")
     page.click(".rp-next")
@@ -194,12 +212,16 @@ def test_replay_steps_through_every_move(browser: Any, server: Server, finished_
     page.context.close()
 
 
-def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:  # noqa: F811
+def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:
     table = create_table(
         server,
         "attacks",
         {},
-        [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}, {"kind": "bot", "bot": "heuristic"}],
+        [
+            {"kind": "human"},
+            {"kind": "bot", "bot": "heuristic"},
+            {"kind": "bot", "bot": "heuristic"},
+        ],
         {"hints": True, "fool_check": False},
     )
     page = seated_page(browser, server, table["id"], 0, width=375, height=800)
@@ -224,7 +246,9 @@ def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:  
     page.context.close()
 
 
-def test_a_bad_card_file_is_shown_next_to_the_field(browser: Any, server: Server, tmp_path: Path) -> None:  # noqa: F811
+def test_a_bad_card_file_is_shown_next_to_the_field(
+    browser: Any, server: Server, tmp_path: Path
+) -> None:
     page = new_page(browser, server)
     page.goto("/")
     page.select_option("#create-game", "attacks")
@@ -236,7 +260,9 @@ def test_a_bad_card_file_is_shown_next_to_the_field(browser: Any, server: Server
     page.set_input_files("#atk-opt-cards", str(garbage))
     error = page.locator('[data-error-for="cards"]')
     error.wait_for()
-    page.wait_for_function("() => document.querySelector('[data-error-for=\"cards\"]').textContent !== ''")
+    page.wait_for_function(
+        "() => document.querySelector('[data-error-for=\"cards\"]').textContent !== ''"
+    )
     assert "Not a JSON file" in error.inner_text()
     # JSON whose card the server's validator refuses: the 422 lands next to the field
     cards = json.loads(
@@ -246,9 +272,13 @@ def test_a_bad_card_file_is_shown_next_to_the_field(browser: Any, server: Server
     bad = tmp_path / "cards.json"
     bad.write_text(json.dumps(cards), encoding="utf-8")
     page.set_input_files("#atk-opt-cards", str(bad))
-    page.wait_for_function("() => document.querySelector('[data-error-for=\"cards\"]').textContent === ''")
+    page.wait_for_function(
+        "() => document.querySelector('[data-error-for=\"cards\"]').textContent === ''"
+    )
     page.click("#create-button")
-    page.wait_for_function("() => document.querySelector('[data-error-for=\"cards\"]').textContent !== ''")
+    page.wait_for_function(
+        "() => document.querySelector('[data-error-for=\"cards\"]').textContent !== ''"
+    )
     text = error.inner_text()
     assert "vp" in text and "Toronto" in text, text
     assert page.url.rstrip("/").endswith(server.base.split("//")[1]) or "/t/" not in page.url

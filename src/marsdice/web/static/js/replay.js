@@ -47,7 +47,10 @@ export async function mount(el, tableId, ctx) {
 
   const boardCtx = () => ({ t: ctx.t, seat: null, names, announce: () => {}, i18n: ctx.i18n });
   const moveLabel = (step) => {
-    if (step.actor === "chance") return t("replay.chance", { action: step.action });
+    if (step.actor === "chance") {
+      if (step.action === "draw" || step.action.startsWith("draw:")) return t("replay.draw");
+      return t("replay.chance", { action: step.action });
+    }
     let label = step.action;
     try {
       label = plugin.actionLabel(step.action, views[steps.indexOf(step)], boardCtx()).label || step.action;
@@ -125,8 +128,14 @@ export async function mount(el, tableId, ctx) {
       if (current) b.setAttribute("aria-current", "step");
       else b.removeAttribute("aria-current");
     });
+    // keep the current move in sight inside the list, without scrolling the page
     const active = moveButtons[position - 1];
-    if (active && typeof active.scrollIntoView === "function") active.scrollIntoView({ block: "nearest" });
+    if (active) {
+      const top = active.offsetTop;
+      const bottom = top + active.offsetHeight;
+      if (top < list.scrollTop) list.scrollTop = top;
+      else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
+    } else list.scrollTop = 0;
     el.querySelector(".rp-page")?.setAttribute("data-position", String(position));
   }
 

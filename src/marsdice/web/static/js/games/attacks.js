@@ -166,6 +166,7 @@ function diceArea(ctx, view, board, el) {
   else if (los && dice.rolls > 0) warning = tr(t, "los_angeles_safe");
   else if (left === 1 && dice.rolls > 0) warning = tr(t, "one_nuke_left");
   const cup = [];
+  if (dice.rolls === 0 && dice.to_roll === 0 && !board.target) cup.push(h("p", { class: "dice-cup", text: tr(t, "dice_waiting") }));
   if (dice.to_roll > 0) cup.push(h("p", { class: "dice-cup", text: tr(t, "to_roll", { n: dice.to_roll }) }));
   if (dice.set) cup.push(h("p", { class: "dice-cup", text: tr(t, "seattle_set", { face: faceWord(t, dice.set, 1) }) }));
   return h(
@@ -510,8 +511,10 @@ function actionLabel(action, view, ctx) {
   return { label: action, key: null };
 }
 
-function percent(value) {
-  return `${(100 * value).toFixed(value > 0 && value < 0.01 ? 1 : 0)}%`;
+function percent(value, ctx) {
+  const digits = value > 0 && value < 0.01 ? 1 : 0;
+  if (ctx && ctx.i18n && typeof ctx.i18n.pct === "function") return ctx.i18n.pct(value, digits);
+  return `${(100 * value).toFixed(digits)}%`;
 }
 
 function describeChoice(choice, ctx) {
@@ -519,8 +522,8 @@ function describeChoice(choice, ctx) {
   const label = actionLabel(choice.action, ctx.view || null, ctx).label;
   const values = choice.values || {};
   const parts = [];
-  if (typeof values.capture_probability === "number") parts.push(tr(t, "hint.capture", { p: percent(values.capture_probability) }));
-  if (typeof values.bomb_probability === "number") parts.push(tr(t, "hint.bomb", { p: percent(values.bomb_probability) }));
+  if (typeof values.capture_probability === "number") parts.push(tr(t, "hint.capture", { p: percent(values.capture_probability, ctx) }));
+  if (typeof values.bomb_probability === "number") parts.push(tr(t, "hint.bomb", { p: percent(values.bomb_probability, ctx) }));
   let text = label;
   if (parts.length) text += ` — ${parts.join(", ")} (${tr(t, "hint.estimates")})`;
   if (choice.blunder) text += ` · ⚠ ${tr(t, "hint.blunder")}`;
