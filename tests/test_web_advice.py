@@ -1,0 +1,266 @@
+"""Advice for the player to act: the values and blunder flags of one position (a known
+Martian Dice blunder, the review's own losses), who sees what under the table's options, and
+advice that comes late when its solve is slow, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from marsdice.core.game import Game, GameState
+from marsdice.games import get_game
+from marsdice.martian import Face, Roll, Take, Variant, new_game
+from marsdice.review import SOLO_TURNS, WIN_PROBABILITY
+from marsdice.review.core import review_game
+from marsdice.storage.db import Database
+from marsdice.web.advice import Advice, Advisor, advice_for, evaluate
+from marsdice.web.app import create_app
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+MARTIAN = get_game("martian")
+ATTACKS = get_game("attacks")
+HUMAN = {"kind": "human"}
+CHANCE = -1
+
+
+# --- one position -----------------------------------------------------------------------------
+
+
+def test_stopping_early_with_one_point_is_a_blunder_and_rolling_on_is_not() -> None:
+    """Solo, first turn: one human taken, ten dice left. Stopping banks one point and spends
+    a whole turn of the 8.9 a 25-point game takes; the solver's loss is far over the
+    review's blunder threshold (0.4 turns)."""
+    state = new_game(Variant(players=1, target=25))
+    state = state.apply(Roll.parse("HRRTTCCCKKKKK")).apply(Take(Face.HUMAN))
+    advice = evaluate(MARTIAN, state)
+    assert advice.method == "solo-expected-turns" and not advice.estimate
+    by_action = {choice["action"]: choice for choice in advice.choices}
+    assert set(by_action) == {"stop", "roll"}
+    stop, roll = by_action["stop"], by_action["roll"]
+    assert stop["blunder"] and stop["loss"] >= SOLO_TURNS.blunder
+    assert not roll["blunder"] and roll["loss"] == 0.0
+    assert stop["values"]["win_probability"] is None
+    turns = stop["values"]["expected_turns"] - roll["values"]["expected_turns"]
+    assert turns == pytest.approx(stop["loss"])
+
+
+def test_the_advice_agrees_with_the_review_of_the_same_decisions() -> None:
+    """Every decision of a seeded two-player game: the advice's losses are the review's,
+    and a choice is flagged exactly when its loss reaches the blunder threshold."""
+    rng = random.Random(3)
+    state: GameState = new_game(Variant(players=2, target=6))
+    start, moves, advices = state, [], []
+    while not state.is_terminal:
+        if state.is_chance_node:
+            action = state.sample_chance(rng)
+        else:
+            advices.append(evaluate(MARTIAN, state))
+            action = rng.choice(state.legal_actions())
+        moves.append(action)
+        state = state.apply(action)
+    review = review_game(MARTIAN, start, moves)
+    assert len(review.decisions) == len(advices) > 5
+    flagged = 0
+    for decision, advice in zip(review.decisions, advices, strict=True):
+        assert advice.method == "exact-2p" and advice.seat == decision.seat
+        assert [c["action"] for c in advice.choices] == [c.move for c in decision.choices]
+        for choice, reviewed in zip(advice.choices, decision.choices, strict=True):
+            assert choice["loss"] == pytest.approx(reviewed.loss)
+            assert choice["blunder"] == (reviewed.loss >= WIN_PROBABILITY.blunder)
+            assert 0.0 <= choice["values"]["win_probability"] <= 1.0
+            flagged += choice["blunder"]
+    assert flagged > 0, "the seeded game offers no blunder: change the seed"
+
+
+def test_mars_attacks_advice_is_the_planners_estimate() -> None:
+    rng = random.Random(1)
+    state = ATTACKS.start(ATTACKS.variant_from_params({"players": 2}), rng)
+    while state.is_chance_node:
+        state = state.apply(state.sample_chance(rng))
+    advice = evaluate(ATTACKS, state)
+    assert advice.method == "planner-estimate" and advice.estimate
+    assert [c["action"] for c in advice.choices] == [a.text() for a in state.legal_actions()]
+    valued = [c for c in advice.choices if c["values"] is not None]
+    assert valued, "the first decision of a turn has estimates"
+    for choice in valued:
+        assert 0.0 <= choice["values"]["capture_probability"] <= 1.0
+        assert 0.0 <= choice["values"]["bomb_probability"] <= 1.0
+        assert choice["loss"] >= 0.0
+
+
+def test_who_sees_what() -> None:
+    advice = Advice(
+        1,
+        "exact-2p",
+        False,
+        ({"action": "stop", "values": {"x": 1.0}, "loss": 0.2, "blunder": True},),
+    )
+    full = advice_for(advice, {"hints": True, "fool_check": False}, None)
+    assert full is not None and full["choices"][0]["values"] == {"x": 1.0}
+    assert advice_for(advice, {"hints": True, "fool_check": True}, 0) == full
+    flags = advice_for(advice, {"hints": False, "fool_check": True}, 1)
+    assert flags is not None
+    assert flags["choices"] == [{"action": "stop", "values": None, "loss": None, "blunder": True}]
+    assert advice_for(advice, {"hints": False, "fool_check": True}, 0) is None
+    assert advice_for(advice, {"hints": False, "fool_check": True}, None) is None
+    assert advice_for(advice, {"hints": False, "fool_check": False}, 1) is None
+    assert advice_for(None, {"hints": True, "fool_check": True}, 1) is None
+
+
+# --- through the server -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def client(db: Database) -> Iterator[TestClient]:
+    with TestClient(create_app(database=db, bot_delay=0)) as test_client:
+        yield test_client
+
+
+class Conn:
+    def __init__(self, stack: ExitStack, client: TestClient, table_id: str, token: str | None):
+        self.ws = stack.enter_context(client.websocket_connect(f"/ws/tables/{table_id}"))
+        self.ws.send_text(json.dumps({"type": "hello", "token": token}))
+        self.state = self.receive()
+
+    def receive(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(self.ws.receive_text())
+        assert message["type"] == "state", message
+        self.state = message
+        return message
+
+    def until_a_person_acts(self) -> dict[str, Any]:
+        while self.state["view"] is None or self.state["view"]["current_player"] == CHANCE:
+            self.receive()
+        return self.state
+
+
+def seated_game(client: TestClient, options: dict[str, bool]) -> tuple[str, list[str]]:
+    body = {
+        "game": "martian",
+        "variant": {"target": 5},
+        "seats": [HUMAN, HUMAN],
+        "options": options,
+    }
+    table_id = client.post("/api/tables", json=body).json()["id"]
+    tokens = []
+    for seat, name in enumerate("AB"):
+        response = client.post(f"/api/tables/{table_id}/join", json={"seat": seat, "name": name})
+        tokens.append(response.json()["token"])
+    return table_id, tokens
+
+
+def connect_all(
+    stack: ExitStack, client: TestClient, table_id: str, tokens: list[str]
+) -> list[Conn]:
+    """Both players and a spectator, each at the first decision."""
+    conns = [Conn(stack, client, table_id, token) for token in (*tokens, None)]
+    for conn in conns:
+        conn.until_a_person_acts()
+    assert len({conn.state["version"] for conn in conns}) == 1
+    return conns
+
+
+def test_with_hints_everyone_gets_the_values(client: TestClient) -> None:
+    table_id, tokens = seated_game(client, {"hints": True, "fool_check": False})
+    with ExitStack() as stack:
+        conns = connect_all(stack, client, table_id, tokens)
+        mover = conns[0].state["view"]["current_player"]
+        legal = conns[mover].state["view"]["legal_actions"]
+        for conn in conns:
+            advice = conn.state["advice"]
+            assert advice is not None and advice["seat"] == mover
+            assert advice["method"] == "exact-2p" and advice["estimate"] is False
+            assert [choice["action"] for choice in advice["choices"]] == legal
+            for choice in advice["choices"]:
+                assert set(choice["values"]) == {
+                    "expected_score",
+                    "win_probability",
+                    "expected_turns",
+                }
+                assert choice["loss"] >= 0.0
+        assert min(choice["loss"] for choice in conns[2].state["advice"]["choices"]) == 0.0
+
+
+def test_without_hints_only_the_mover_gets_the_blunder_flags(client: TestClient) -> None:
+    table_id, tokens = seated_game(client, {})
+    with ExitStack() as stack:
+        conns = connect_all(stack, client, table_id, tokens)
+        mover = conns[0].state["view"]["current_player"]
+        advice = conns[mover].state["advice"]
+        assert advice is not None and advice["seat"] == mover
+        assert advice["choices"] and all(
+            choice["values"] is None and choice["loss"] is None and choice["blunder"] in (0, 1)
+            for choice in advice["choices"]
+        )
+        assert conns[1 - mover].state["advice"] is None
+        assert conns[2].state["advice"] is None  # the spectator
+        # the move is played: the advice follows the next decision
+        version = conns[mover].state["version"]
+        action = conns[mover].state["view"]["legal_actions"][0]
+        conns[mover].ws.send_text(
+            json.dumps({"type": "action", "version": version, "action": action})
+        )
+        for conn in conns:
+            assert conn.receive()["version"] == version + 1
+            conn.until_a_person_acts()
+        now = conns[0].state["view"]["current_player"]
+        assert conns[now].state["advice"]["seat"] == now
+        assert conns[1 - now].state["advice"] is None
+
+
+def test_no_options_no_advice(client: TestClient) -> None:
+    table_id, tokens = seated_game(client, {"hints": False, "fool_check": False})
+    with ExitStack() as stack:
+        conns = connect_all(stack, client, table_id, tokens)
+        assert [conn.state["advice"] for conn in conns] == [None, None, None]
+
+
+def test_slow_advice_comes_after_the_state(db: Database) -> None:
+    """A solve that takes long does not hold the state back: it is sent without advice,
+    then again (same version) with it."""
+    release = threading.Event()
+
+    def slow(game: Game, state: GameState) -> Advice:
+        release.wait(10)
+        return evaluate(game, state)
+
+    app = create_app(database=db, bot_delay=0)
+    app.state.hub.advisor = Advisor(slow)
+    app.state.hub.advice_wait = 0.05
+    with TestClient(app) as client, ExitStack() as stack:
+        table_id, tokens = seated_game(client, {"hints": True})
+        conns = connect_all(stack, client, table_id, tokens)
+        assert all(conn.state["advice"] is None for conn in conns)
+        version = conns[0].state["version"]
+        release.set()
+        hub = app.state.hub
+        for _ in range(1000):  # the solve is done (in its thread)...
+            if hub.advisor.known(table_id, version):
+                break
+            time.sleep(0.01)
+        for conn in conns:  # ...and the state comes again, with the advice
+            again = advice_after_pings(conn)
+            assert again["version"] == version and again["advice"] is not None
+
+
+def advice_after_pings(conn: Conn) -> dict[str, Any]:
+    """Ping until a state with advice has come (fails, rather than hangs, when none does)."""
+    for _ in range(20):
+        conn.ws.send_text(json.dumps({"type": "ping"}))
+        while True:
+            message: dict[str, Any] = json.loads(conn.ws.receive_text())
+            if message["type"] == "pong":
+                break
+            assert message["type"] == "state", message
+            if message["advice"] is not None:
+                return message
+    raise AssertionError("the late advice never came")
