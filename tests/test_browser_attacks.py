@@ -284,3 +284,74 @@ def test_a_bad_card_file_is_shown_next_to_the_field(
     assert page.url.rstrip("/").endswith(server.base.split("//")[1]) or "/t/" not in page.url
     assert not page.errors, page.errors
     page.context.close()
+
+
+# --- the texts: no browser needed -----------------------------------------------------------------
+
+STATIC = Path(__file__).resolve().parents[1] / "src/marsdice/web/static"
+LANGUAGES = ("en", "pl", "ru")
+
+
+def texts(lang: str, namespace: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        (STATIC / "i18n" / lang / f"{namespace}.json").read_text(encoding="utf-8")
+    )
+    return loaded
+
+
+@pytest.mark.parametrize("namespace", ["attacks", "review"])
+def test_every_language_has_every_text(namespace: str) -> None:
+    english = texts("en", namespace)
+    for lang in LANGUAGES[1:]:
+        other = texts(lang, namespace)
+        assert sorted(other) == sorted(english), lang
+        for key, value in other.items():
+            # plural forms: the same placeholders as English, the language's own categories
+            forms = value.values() if isinstance(value, dict) else [value]
+            wanted = english[key].values() if isinstance(english[key], dict) else [english[key]]
+            holes = {h for text in wanted for h in _holes(text)}
+            for text in forms:
+                assert _holes(text) <= holes | {"count", "n"}, (lang, key, text)
+
+
+def _holes(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"\{(\w+)\}", text))
+
+
+def test_the_plugin_has_a_text_for_every_event_ability_and_setting() -> None:
+    """Every event kind, ability, card kind and symbol, phase, turn outcome and switch value the
+    engine has: a change there without a text here fails."""
+    import re
+    from dataclasses import fields
+
+    from marsdice.attacks import events
+    from marsdice.attacks.cards import Ability, Kind, Symbol
+    from marsdice.attacks.phases import CHANCE_PHASES, Outcome, Phase
+    from marsdice.attacks.variant import SWITCHES
+    from marsdice.core.game import Event
+
+    english = texts("en", "attacks")
+    kinds = {
+        cls.kind
+        for cls in vars(events).values()
+        if isinstance(cls, type) and issubclass(cls, Event) and cls is not Event and fields(cls)
+    }
+    assert len(kinds) > 20
+    wanted = {f"event.{kind}" for kind in kinds}
+    wanted |= {f"ability.{a.value}.{part}" for a in Ability for part in ("colour", "text")}
+    wanted |= {f"kind.{k.value}" for k in Kind} | {f"symbol.{s.value}" for s in Symbol}
+    wanted |= {f"outcome.{o.value}" for o in Outcome}
+    wanted |= {f"phase.{p.value}" for p in Phase if p not in CHANCE_PHASES and p is not Phase.OVER}
+    wanted |= {f"option.{name}.{m.value}" for name, enum in SWITCHES.items() for m in enum}
+    wanted |= {f"difficulty.{m.value}" for m in SWITCHES["difficulty"]}
+    script = (STATIC / "js/games/attacks.js").read_text(encoding="utf-8")
+    wanted |= set(re.findall(r'tr\(t, "([^"]+)"', script))
+    wanted |= set(re.findall(r'"(event\.[a-z-]+)"', script))
+    assert sorted(wanted - set(english)) == []
+    # the lobby's choices are the engine's switch values, default first
+    for name, enum in SWITCHES.items():
+        found = re.search(rf'select\("{name}", \[([^\]]*)\]\)', script)
+        assert found is not None, name
+        assert re.findall(r'"([^"]+)"', found.group(1)) == [m.value for m in enum], name
