@@ -1,7 +1,7 @@
 """Browser tests' plumbing: Debian's Chromium driven by Playwright against a real
 ``marsdice serve`` on loopback (``tests/serverproc.py``).
 
-Import the fixtures into a test module (``from tests.browser_support import browser,
+Import the fixtures into a test module (``from browser_support import browser,
 server  # noqa: F401``) or use :func:`start_server` for a server with other options. The
 whole module is skipped, with the reason, when ``/usr/bin/chromium`` or Playwright is
 missing; ``playwright install`` is never needed (no download: the system's browser)."""
@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.serverproc import Server
+from serverproc import Server
 
 CHROMIUM = os.environ.get("MARSDICE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -96,7 +96,11 @@ def new_page(
     )
     context.set_default_timeout(TIMEOUT_MS)
     context.add_init_script(f"localStorage.setItem('marsdice.lang', {json.dumps(lang)})")
-    page = context.new_page()
+    return watch_errors(context.new_page())
+
+
+def watch_errors(page: Any) -> Any:
+    """Collect the page's uncaught script errors on ``page.errors`` (a test asserts none)."""
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors

@@ -1,6 +1,8 @@
 // The lobby: create a table (game, the game's options through its plugin, seats as people or
 // bots, table options), the list of open and running tables (refreshed), join, watch, resume.
 
+import { seedOk } from "./table.js";
+
 const NAME_STORE = "marsdice.name";
 const REFRESH_MS = 3000;
 
@@ -143,7 +145,7 @@ export async function mount(root, ctx) {
         { class: "you" },
         el("legend", { text: t("lobby.you") }),
         el("div", { class: "field", "data-field": "name" }, el("label", { for: "create-name", text: t("join.name") }), nameInput, el("span", { class: "field-error", "data-error-for": "name" })),
-        el("div", { class: "field", "data-field": "seed" }, el("label", { for: "create-seed", text: t("join.seed") }), seedInput, el("small", { class: "hint", text: t("join.seed_hint") })),
+        el("div", { class: "field", "data-field": "seed" }, el("label", { for: "create-seed", text: t("join.seed") }), seedInput, el("small", { class: "hint", text: t("join.seed_hint") }), el("span", { class: "field-error", "data-error-for": "seed" })),
       ),
       formError,
       el("div", { class: "row" }, el("button", { type: "submit", class: "btn primary", id: "create-button", text: t("lobby.create") })),
@@ -164,6 +166,10 @@ export async function mount(root, ctx) {
       const name = nameInput.value.trim();
       if (humans && !name) {
         showFieldError(form, "name", t("join.name_missing"));
+        return;
+      }
+      if (!seedOk(seedInput.value.trim())) {
+        showFieldError(form, "seed", t("join.seed_bad"));
         return;
       }
       if (name) localStorage.setItem(NAME_STORE, name);

@@ -24,6 +24,11 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A player's seed as the server takes it: up to 64 printable ASCII characters. */
+export function seedOk(seed) {
+  return seed.length <= 64 && /^[\x20-\x7e]*$/.test(seed);
+}
+
 function typing(target) {
   return target instanceof HTMLElement && target.closest("input, select, textarea, [contenteditable]");
 }
@@ -60,6 +65,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   let lastNoticeText = null;
   let lastTurnAnnounced = null;
   let renderedVersion = -1;
+  let joinKey = null;
   const logKey = `marsdice.log.${tableId}`;
   let log = [];
   try {
@@ -182,6 +188,11 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     const seated = mySeat !== null;
     joinPanel.hidden = !open || seated;
     invitePanel.hidden = !open;
+    // rebuilt only when the free seats (or the language) change, so typing is never lost
+    const free = table.seats.filter((seat) => seat.kind === "human" && !seat.taken).map((seat) => seat.seat);
+    const key = `${i18n.lang()}|${free.join(",")}|${mySeat}|${joinPanel.hidden}|${invitePanel.hidden}`;
+    if (key === joinKey) return;
+    joinKey = key;
     if (!joinPanel.hidden) {
       const free = table.seats.filter((seat) => seat.kind === "human" && !seat.taken);
       put(joinPanel, el("h2", { text: t("join.title") }));
@@ -232,6 +243,12 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
           if (!name) {
             error.textContent = t("join.name_missing");
             nameInput.focus();
+            return;
+          }
+          if (!seedOk(seedInput.value.trim())) {
+            error.textContent = t("join.seed_bad");
+            seedInput.setAttribute("aria-invalid", "true");
+            seedInput.focus();
             return;
           }
           localStorage.setItem(NAME_STORE, name);
@@ -368,6 +385,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
         "data-action": action,
         "data-key": key || null,
         "aria-keyshortcuts": key ? key.toUpperCase() : null,
+        "data-blunder": state.advice?.seat === mySeat && adviceFor(action)?.blunder ? "true" : null,
         disabled: waiting,
         onclick: () => choose(action),
       });
@@ -624,6 +642,8 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     renderFair();
     renderEnd();
     if (state) renderedVersion = state.version;
+    page.dataset.version = String(state ? state.version : -1);
+    page.dataset.seat = mySeat === null ? "" : String(mySeat);
   }
 
   function reduceMotion() {

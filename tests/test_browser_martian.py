@@ -1,0 +1,370 @@
+"""The browser client plays Martian Dice (issue 12): real Chromium pages against a real server.
+
+Two pages play a whole game against each other (one in Polish); a reload resumes the seat;
+a closed page hands the seat to a stand-in bot and the invite link takes it back; the keyboard
+alone plays a turn; the fool check asks before a blunder and not before a good move; the
+table fits a 375 px phone. Small targets and bots at delay 0 keep it quick."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser_support import (
+    browser,
+    create_table,
+    new_page,
+    server,
+    start_server,
+    table_state,
+    watch_errors,
+)
+from serverproc import Server
+
+__all__ = ["browser", "server"]  # the fixtures, imported for pytest
+
+EARTHLINGS = ("humans", "cows", "chickens")
+ENABLED = ".actions:not([hidden]) button.action:not([disabled])"
+
+
+def version(page: Any) -> int:
+    value = page.locator(".table-page").get_attribute("data-version")
+    return int(value) if value not in (None, "") else -1
+
+
+def legal(page: Any) -> list[str]:
+    """The actions the page offers now (enabled buttons)."""
+    buttons = page.locator(ENABLED)
+    return [str(buttons.nth(i).get_attribute("data-action")) for i in range(buttons.count())]
+
+
+def turn_score(page: Any) -> int:
+    return int(page.locator(".m-turn-score").inner_text())
+
+
+def pick(actions: list[str], score: int, rng: random.Random) -> str:
+    """A quick policy: stop at 2 points, roll otherwise; take an Earthling when one is there."""
+    if "stop" in actions and score >= 2:
+        return "stop"
+    if "roll" in actions:
+        return "roll"
+    earthlings = [a for a in actions if a in EARTHLINGS]
+    return rng.choice(earthlings) if earthlings else actions[0]
+
+
+def click_action(page: Any, action: str) -> None:
+    """Click an action (playing a fool-check warning through) and wait for the next state."""
+    before = version(page)
+    page.locator(f'{ENABLED}[data-action="{action}"]').click()
+    dialog = page.locator("dialog.confirm-dialog[open]")
+    if dialog.count():
+        dialog.locator("[data-confirm=play]").click()
+    wait_version(page, before)
+
+
+def join(page: Any, table_id: str, seat: int, name: str) -> None:
+    page.goto(f"/t/{table_id}?seat={seat}")
+    page.fill("#join-name", name)
+    page.click(".join-form button[type=submit]")
+    page.wait_for_selector(f'.table-page[data-seat="{seat}"]')
+
+
+def wait_my_turn(page: Any) -> None:
+    page.wait_for_selector(ENABLED)
+
+
+def wait_version(page: Any, before: int) -> None:
+    """Wait for a state newer than ``before``."""
+    page.wait_for_function(
+        "v => Number(document.querySelector('.table-page').dataset.version) > v", arg=before
+    )
+
+
+def scroll_width(page: Any) -> tuple[int, int]:
+    width = page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")
+    return int(width[0]), int(width[1])
+
+
+def seat_turns(page: Any, seat: int) -> int:
+    """The turns column of a seat's row in the score table."""
+    return int(page.locator(f".scores tbody tr:nth-child({seat + 1}) td").nth(1).inner_text())
+
+
+def martian_table(server: Server, target: int, second: dict[str, Any], **options: bool) -> str:
+    """A two-seat table (a person, then ``second``), made through the REST lobby."""
+    seats = [{"kind": "human"}, second]
+    return str(create_table(server, "martian", {"target": target}, seats, options)["id"])
+
+
+def blunder(page: Any, action: str) -> bool:
+    return bool(
+        page.locator(f'{ENABLED}[data-action="{action}"]').get_attribute("data-blunder") == "true"
+    )
+
+
+@pytest.fixture
+def pages() -> Iterator[list[Any]]:
+    """The test's pages: closed afterwards, with no script error on any."""
+    made: list[Any] = []
+
+    yield made
+    for page in made:
+        assert not page.errors, page.errors
+        page.context.close()
+
+
+def test_two_pages_play_a_whole_game_one_in_polish(
+    browser: Any, server: Server, tmp_path: Path
+) -> None:
+    ann = new_page(browser, server, lang="en")
+    bart = new_page(browser, server, lang="pl")
+    try:
+        # Ann makes the table in the lobby: two people, target 5, no fool check
+        ann.goto("/")
+        ann.fill("#opt-target", "5")
+        ann.select_option("#seat-kind-1", "human")
+        ann.uncheck("#opt-fool")
+        ann.fill("#create-name", "Ann")
+        ann.click("#create-button")
+        ann.wait_for_url("**/t/*")
+        invite = ann.locator(".invite-link").first.input_value()
+        assert invite.endswith("?seat=1")
+        # Bartek follows the invite link in Polish
+        bart.goto(invite)
+        assert bart.locator(".join-panel h2").inner_text() == "Zajmij miejsce"
+        bart.fill("#join-name", "Bartek")
+        bart.fill("#join-seed", "szczęśliwa siódemka")
+        bart.click(".join-form button[type=submit]")
+        # the server takes printable ASCII only: the page says so in Polish before asking it
+        assert "tylko litery łacińskie" in bart.locator(".join-form .field-error").inner_text()
+        bart.fill("#join-seed", "szczesliwa 7")
+        bart.click(".join-form button[type=submit]")
+        bart.wait_for_selector('.table-page[data-seat="1"]')
+        ann.wait_for_selector(".chip.status-chip[data-status=running]")
+
+        rng = random.Random(12)
+        seen_polish_turn = seen_english_turn = False
+        deadline = time.monotonic() + 60
+        while not ann.locator(".end-panel:not([hidden])").count():
+            assert time.monotonic() < deadline, "the game did not end"
+            for page in (ann, bart):
+                actions = legal(page)
+                if not actions:
+                    continue
+                banner = page.locator(".turn-banner .turn-now").inner_text()
+                if page is bart:
+                    seen_polish_turn |= "Twoja tura" in banner
+                    labels = page.locator(ENABLED).all_inner_texts()
+                    assert all(("Weź" in t) or ("Rzuć" in t) or ("Stop" in t) for t in labels), (
+                        labels
+                    )
+                else:
+                    seen_english_turn |= "Your turn" in banner
+                click_action(page, pick(actions, turn_score(page), rng))
+            time.sleep(0.02)
+        assert seen_polish_turn and seen_english_turn
+
+        for page, title, words in (
+            (ann, "Game over", "Download the record"),
+            (bart, "Koniec gry", "Pobierz zapis"),
+        ):
+            page.wait_for_selector(".end-panel:not([hidden])")
+            # the end screen opens by itself and Escape closes it
+            dialog = page.locator("dialog.end-dialog")
+            assert dialog.get_attribute("open") is not None
+            assert dialog.locator("h2").inner_text() == title
+            page.keyboard.press("Escape")
+            page.wait_for_selector("dialog.end-dialog:not([open])", state="attached")
+            panel = page.locator(".end-panel")
+            assert panel.locator(".ranking li").count() == 2
+            assert words in panel.inner_text()
+            table_id = page.url.split("/t/")[1].split("?")[0]
+            assert (
+                panel.locator("a[href$='/review']").get_attribute("href") == f"/t/{table_id}/review"
+            )
+            assert panel.locator("a[href$='/replay']").count() == 1
+            # the fairness panel: the seed revealed and the server's check passed
+            page.wait_for_selector(".fair-panel .verify.ok")
+            assert "marsdice verify" in page.locator(".fair-panel").inner_text()
+        table = table_state(server, ann.url.split("/t/")[1].split("?")[0])
+        assert table["status"] == "finished"
+        assert [s["seeded"] for s in table["seats"]] == [False, True]
+        ann.screenshot(path=str(tmp_path / "end-desktop.png"), full_page=True)
+        assert not ann.errors and not bart.errors, (ann.errors, bart.errors)
+    finally:
+        ann.context.close()
+        bart.context.close()
+
+
+def test_reload_mid_game_resumes_the_seat(pages: list[Any], browser: Any, server: Server) -> None:
+    table_id = martian_table(
+        server, 8, {"kind": "bot", "bot": "cautious"}, hints=False, fool_check=False
+    )
+    page = new_page(browser, server)
+    pages.append(page)
+    join(page, table_id, 0, "Ann")
+    wait_my_turn(page)
+    click_action(page, legal(page)[0])
+    logged = page.locator(".log li").count()
+    assert logged >= 2
+    page.reload()
+    page.wait_for_selector('.table-page[data-seat="0"]')
+    page.wait_for_selector(".scores tr.me")
+    assert page.locator(".join-panel").is_hidden()
+    # the log is kept across the reload and the game goes on from the same seat
+    assert page.locator(".log li").count() >= logged
+    wait_my_turn(page)
+    click_action(page, legal(page)[0])
+
+
+def test_closed_page_hands_the_seat_to_a_bot_and_the_invite_link_takes_it_back(
+    browser: Any, tmp_path: Path
+) -> None:
+    quick = start_server(tmp_path, "--absence-timeout", "1")
+    try:
+        table_id = martian_table(quick, 10, {"kind": "human"}, hints=False, fool_check=False)
+        ann = new_page(browser, quick)
+        bob = new_page(browser, quick)
+        join(ann, table_id, 0, "Ann")
+        join(bob, table_id, 1, "Bob")
+        ann.wait_for_selector(".chip.status-chip[data-status=running]")
+        # Bob closes his page: after a second a stand-in bot plays his seat
+        bob.close()
+        ann.wait_for_selector(".scores tbody tr:nth-child(2) .mark.away", timeout=10_000)
+        wait_my_turn(ann)
+        click_action(ann, "rays" if "rays" in legal(ann) else legal(ann)[0])
+        while "stop" not in legal(ann):
+            wait_my_turn(ann)
+            click_action(ann, legal(ann)[0])
+        turns_before = seat_turns(ann, 1)
+        click_action(ann, "stop")
+        # the stand-in plays Bob's turn and it is Ann's turn again
+        ann.wait_for_function(
+            "n => Number(document.querySelector("
+            "'.scores tbody tr:nth-child(2) td:nth-of-type(2)').textContent) > n",
+            arg=turns_before,
+        )
+        wait_my_turn(ann)
+        # Bob opens the invite link again (same browser profile: his seat's token): his seat is back
+        back = watch_errors(bob.context.new_page())
+        back.goto(f"{quick.base}/t/{table_id}?seat=1")
+        back.wait_for_selector('.table-page[data-seat="1"]')
+        back.wait_for_selector(".scores tr.me")
+        assert back.locator(".join-panel").is_hidden()
+        ann.wait_for_selector(
+            ".scores tbody tr:nth-child(2) .mark.away", state="detached", timeout=10_000
+        )
+        assert not ann.errors and not back.errors
+        ann.context.close()
+        bob.context.close()
+    finally:
+        quick.stop()
+
+
+def test_keyboard_alone_plays_a_turn(pages: list[Any], browser: Any, server: Server) -> None:
+    table_id = martian_table(
+        server, 8, {"kind": "bot", "bot": "random"}, hints=False, fool_check=False
+    )
+    page = new_page(browser, server)
+    pages.append(page)
+    page.goto(f"/t/{table_id}?seat=0")
+    # into the name field by Tab alone, then Enter submits the join form
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "join-name":
+            break
+    assert page.evaluate("document.activeElement.id") == "join-name"
+    page.keyboard.type("Kay")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('.table-page[data-seat="0"]')
+    # the rules open with ? and close with Escape
+    page.keyboard.press("?")
+    page.wait_for_selector("dialog.rules-dialog[open]")
+    assert "Death Ray" in page.locator("dialog.rules-dialog").inner_text()
+    page.keyboard.press("Escape")
+    page.wait_for_selector("dialog.rules-dialog:not([open])", state="attached")
+    # the shortcuts shown on the buttons play the whole turn
+    start = seat_turns(page, 0)
+    while seat_turns(page, 0) == start:
+        wait_my_turn(page)
+        if seat_turns(page, 0) != start:
+            break
+        button = page.locator(ENABLED).first
+        key = button.get_attribute("data-key")
+        assert key and button.locator("kbd").inner_text() == key.upper()
+        before = version(page)
+        page.keyboard.press(key)
+        wait_version(page, before)
+    assert seat_turns(page, 0) == start + 1
+
+
+def test_fool_check_asks_before_a_blunder_stop_and_not_before_a_good_move(
+    pages: list[Any], browser: Any, server: Server
+) -> None:
+    table_id = martian_table(
+        server, 6, {"kind": "bot", "bot": "cautious"}, hints=False, fool_check=True
+    )
+    page = new_page(browser, server)
+    pages.append(page)
+    join(page, table_id, 0, "Ann")
+    rng = random.Random(3)
+    for _ in range(60):
+        wait_my_turn(page)
+        actions = legal(page)
+        blunders = {a for a in actions if blunder(page, a)}
+        if "stop" in blunders and set(actions) - blunders:
+            break
+        # play on without blunders, rolling while it is good
+        good = [a for a in actions if a not in blunders]
+        click_action(page, "roll" if "roll" in good else rng.choice(good))
+    else:
+        pytest.fail("no position where stopping is a blunder came up")
+    before = version(page)
+    page.locator(f'{ENABLED}[data-action="stop"]').click()
+    dialog = page.locator("dialog.confirm-dialog[open]")
+    dialog.wait_for()
+    assert "blunder" in dialog.inner_text()
+    # the safe choice has the focus; Escape (or "Choose again") sends nothing
+    assert page.evaluate("document.activeElement.dataset.confirm") == "back"
+    page.keyboard.press("Escape")
+    page.wait_for_selector("dialog.confirm-dialog:not([open])", state="attached")
+    time.sleep(0.3)
+    assert version(page) == before
+    assert "stop" in legal(page)
+    # a good move goes straight through
+    fine = next(a for a in legal(page) if not blunder(page, a))
+    page.locator(f'{ENABLED}[data-action="{fine}"]').click()
+    assert not page.locator("dialog.confirm-dialog[open]").count()
+    wait_version(page, before)
+
+
+def test_a_375px_phone_shows_the_actions_without_horizontal_scrolling(
+    pages: list[Any], browser: Any, server: Server, tmp_path: Path
+) -> None:
+    table_id = martian_table(
+        server, 8, {"kind": "bot", "bot": "cautious"}, hints=True, fool_check=True
+    )
+    page = new_page(browser, server, width=375, height=812)
+    pages.append(page)
+    join(page, table_id, 0, "Ann with a rather long name")
+    wait_my_turn(page)
+    page.wait_for_selector(".hints-panel:not([hidden])")
+    width = scroll_width(page)
+    assert width[0] <= width[1] == 375, width
+    buttons = page.locator(ENABLED)
+    assert buttons.count() >= 1
+    for i in range(buttons.count()):
+        box = buttons.nth(i).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+        assert box["height"] >= 40  # a finger's size
+    page.screenshot(path=str(tmp_path / "table-375.png"), full_page=True)
+    # and so does the lobby
+    page.goto("/")
+    page.wait_for_selector("#create-button")
+    width = scroll_width(page)
+    assert width[0] <= width[1], width
