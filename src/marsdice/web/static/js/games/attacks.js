@@ -123,21 +123,26 @@ function lastRoll(view) {
 
 function diceArea(ctx, view, board, el) {
   const t = ctx.t;
-  const dice = board.dice;
   const rolled = lastRoll(view);
-  const signature = rolled ? JSON.stringify([view.events, dice]) : null;
+  // a roll that ended the turn (a capture, a bombing) leaves the board's dice empty: show that
+  // roll as the turn left it, so every roll is seen
+  const ended = board.dice.rolls === 0 && rolled !== null;
+  const dice = ended ? { ...board.dice, heads: rolled.heads, rays: rolled.rays, nukes: rolled.nukes, rolls: 1 } : board.dice;
+  const bombing = (view.events || []).find((e) => e.type === "bombed" && !e.detroit);
+  const limit = ended && bombing ? bombing.limit : board.nuke_limit;
+  const signature = rolled ? JSON.stringify([view.events, board.dice]) : null;
   // the table says whether this state is new (false under reduced motion); a replay does not
   const fresh =
     rolled !== null && (ctx.freshVersion === undefined ? animated.get(el) !== signature : Boolean(ctx.freshVersion));
   if (rolled) animated.set(el, signature);
-  // the dice the last roll brought: every head showing, and that roll's new ray guns and nukes
+  // the dice the last roll brought: the last ones of each row
   const newOf = { H: 0, R: 0, N: 0 };
   if (rolled) for (const letter of rolled.faces) newOf[letter] = (newOf[letter] || 0) + 1;
   let delay = 0;
   const row = (letter, count, label) => {
     const dieEls = [];
     for (let i = 0; i < count; i += 1) {
-      const isNew = fresh && (letter === "H" || i >= count - newOf[letter]);
+      const isNew = fresh && i >= count - newOf[letter];
       dieEls.push(die(t, letter, isNew, isNew ? delay++ : 0));
     }
     return h(
@@ -147,7 +152,6 @@ function diceArea(ctx, view, board, el) {
       h("span", { class: "dice-set" }, dieEls.length ? dieEls : h("span", { class: "dice-none", text: "—" })),
     );
   };
-  const limit = board.nuke_limit;
   const meter = h("div", {
     class: "nuke-meter",
     role: "meter",
@@ -156,27 +160,33 @@ function diceArea(ctx, view, board, el) {
     "aria-valuenow": dice.nukes,
     "aria-label": tr(t, "nukes_of_limit", { nukes: dice.nukes, limit }),
   });
-  for (let i = 0; i < limit; i += 1) {
-    meter.append(h("span", { class: `nuke-slot${i < dice.nukes ? " filled" : ""}`, "aria-hidden": "true" }, i < dice.nukes ? "☢" : ""));
+  for (let i = 0; i < Math.max(limit, dice.nukes); i += 1) {
+    const over = i >= limit;
+    meter.append(
+      h("span", { class: `nuke-slot${i < dice.nukes ? " filled" : ""}${over ? " over" : ""}`, "aria-hidden": "true" }, i < dice.nukes ? "☢" : ""),
+    );
   }
   const left = limit - dice.nukes;
   const los = board.target === "los-angeles";
   let warning = null;
-  if (dice.nukes >= limit && !los && dice.rolls > 0) warning = tr(t, "bombed_now");
-  else if (los && dice.rolls > 0) warning = tr(t, "los_angeles_safe");
-  else if (left === 1 && dice.rolls > 0) warning = tr(t, "one_nuke_left");
+  if (ended && bombing) warning = tr(t, "bombed_now");
+  else if (!ended && dice.nukes >= limit && !los && dice.rolls > 0) warning = tr(t, "bombed_now");
+  else if (!ended && los && dice.rolls > 0) warning = tr(t, "los_angeles_safe");
+  else if (!ended && left === 1 && dice.rolls > 0) warning = tr(t, "one_nuke_left");
   const cup = [];
+  const outcome = ended ? (view.events || []).find((e) => e.type === "captured" || e.type === "stopped") : null;
+  if (outcome) cup.push(h("p", { class: `atk-outcome outcome-${outcome.type}`, text: describeEvent(outcome, ctx) }));
   if (dice.rolls === 0 && dice.to_roll === 0 && !board.target) cup.push(h("p", { class: "dice-cup", text: tr(t, "dice_waiting") }));
   if (dice.to_roll > 0) cup.push(h("p", { class: "dice-cup", text: tr(t, "to_roll", { n: dice.to_roll }) }));
   if (dice.set) cup.push(h("p", { class: "dice-cup", text: tr(t, "seattle_set", { face: faceWord(t, dice.set, 1) }) }));
   return h(
     "section",
-    { class: "atk-dice", "aria-label": tr(t, "dice") },
+    { class: `atk-dice${ended ? " is-ended" : ""}`, "aria-label": tr(t, "dice") },
     h(
       "div",
       { class: "atk-dice-head" },
       h("h3", { text: tr(t, "dice") }),
-      h("span", { class: "atk-rolls", text: tr(t, "rolls", { n: dice.rolls }) }),
+      h("span", { class: "atk-rolls", text: ended ? tr(t, "turn_over_roll") : tr(t, "rolls", { n: dice.rolls }) }),
     ),
     row("H", dice.heads, tr(t, "heads_showing")),
     row("R", dice.rays, tr(t, "rays_locked")),
