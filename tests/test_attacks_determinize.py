@@ -15,6 +15,7 @@ from marsdice.attacks.game import GAME
 from marsdice.attacks.state import State
 from marsdice.attacks.variant import Variant
 from marsdice.bots.registry import make_bot
+from marsdice.core.game import Action
 
 VARIANTS: list[dict[str, Any]] = [
     {},
@@ -38,10 +39,11 @@ def played(seed: int) -> tuple[Variant, State, list[str], dict[int, Any], int]:
     tops = {0: public_tops(GAME.observe(state, seat))}
     stop = rng.randrange(10, 400)
     while not state.is_terminal and len(log) < stop:
-        if state.is_chance_node:
-            action = state.sample_chance(rng)
-        else:
-            action = bots[state.current_player].choose(state)
+        action: Action = (
+            state.sample_chance(rng)
+            if state.is_chance_node
+            else bots[state.current_player].choose(state)
+        )
         log.append(GAME.redact(state, action, seat))
         state = state.apply(action)
         tops[len(log)] = public_tops(GAME.observe(state, seat))

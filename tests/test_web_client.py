@@ -180,7 +180,7 @@ def test_a_stale_version_is_read_again(server: str) -> None:
             with ws_connect(f"ws{server[4:]}/ws/tables/{table}") as ws:
                 ws.send(json.dumps({"type": "hello", "token": token["t"]}))
                 state = json.loads(ws.recv())
-                move = state["view"]["legal_actions"][0]
+                move = str(state["view"]["legal_actions"][0])
                 ws.send(json.dumps({"type": "action", "version": state["version"], "action": move}))
                 while json.loads(ws.recv())["version"] == state["version"]:
                     pass

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from marsdice.web.client import ServerMessage
     from marsdice.web.schemas import StateMessage
 
+#: illegal moves in a row from a bot before the client gives up (its state must be wrong)
+MAX_REFUSED: Final = 3
 #: errors after which the client reads the table again and asks anew
 RE_READ: Final = frozenset({"stale_version", "not_your_turn", "finished", "away", "not_started"})
 
@@ -317,6 +319,7 @@ class _Session:
 
         self._absorb(message, first=True)
         acted_on: int | None = None
+        refused = 0
         while True:
             if _over(message):
                 self.view.render_final(self.console, self.local.state, self.names)
@@ -339,6 +342,14 @@ class _Session:
                 if code == "illegal_action":
                     self.console.print(f"[red]{escape(incoming.message)}[/]")
                     acted_on = None
+                    refused += 1
+                    if self.bot is not None and refused >= MAX_REFUSED:
+                        raise ConnectError(
+                            f"the server refused the bot's moves: {incoming.message}", 1
+                        )
+                    self.local.reset()  # rebuild from the log before asking again
+                    message = await self._hello()
+                    self._absorb(message)
                 elif code in RE_READ:
                     self.console.print(f"[dim]{escape(incoming.message)}: looking again[/]")
                     message = await self._hello()

@@ -237,6 +237,10 @@ class LocalGame:
         self.state: GameState = game.start(self.variant, random.Random(0))
         self.tops: dict[int, tuple[str | None, ...]] = {}
 
+    def reset(self) -> None:
+        """Forget the local state: the next update rebuilds it from the whole log."""
+        self.log = []
+
     def update(self, message: StateMessage) -> list[Step]:
         """Bring the state to ``message``'s; the steps that are new since the last update
         (none when the log had to be rebuilt from the start)."""
