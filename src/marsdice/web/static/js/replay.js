@@ -7,11 +7,13 @@ import { h } from "./review.js";
 const NS = "review:";
 const AUTOPLAY_MS = 900;
 
-function seatNames(table, players) {
+/** The seats' names as the table page shows them (a bot by its translated name). */
+export function seatNames(table, players, t, fallback) {
   const names = [];
   for (let seat = 0; seat < players; seat += 1) {
     const info = table && table.seats ? table.seats[seat] : null;
-    names.push((info && (info.name || info.bot)) || `#${seat + 1}`);
+    if (info && info.kind === "bot" && info.bot) names.push(t(`bot.${info.bot}`, { fallback: info.bot }));
+    else names.push((info && info.name) || (fallback && fallback[seat]) || `#${seat + 1}`);
   }
   return names;
 }
@@ -40,7 +42,7 @@ export async function mount(el, tableId, ctx) {
   const views = [replay.start, ...steps.map((step) => step.view)];
   const game = (replay.start && replay.start.game) || (table && table.game);
   const plugin = await ctx.plugin(game);
-  const names = seatNames(table, replay.start ? replay.start.players : 0);
+  const names = seatNames(table, replay.start ? replay.start.players : 0, ctx.t);
   const last = steps.length;
   let position = 0;
   let timer = null;
@@ -58,7 +60,7 @@ export async function mount(el, tableId, ctx) {
       label = step.action;
     }
     const who = step.seat === null || step.seat === undefined ? "" : names[step.seat];
-    const actor = step.actor === "human" ? "" : ` (${t(`actor.${step.actor}`)})`;
+    const actor = step.actor === "stand-in" ? ` (${t(`actor.${step.actor}`)})` : "";
     return `${who}${actor}: ${label}`;
   };
 

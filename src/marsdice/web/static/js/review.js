@@ -281,6 +281,13 @@ export async function mount(el, tableId, ctx) {
   } catch {
     plugin = null;
   }
+  // the record names a bot by its short name: show the names the table page shows
+  if (table && table.seats) {
+    const { seatNames } = await import("./replay.js");
+    const names = seatNames(table, review.players.length, ctx.t, review.players);
+    review.players = names;
+    for (const item of [...review.decisions, ...review.summaries, ...review.luck]) item.player = names[item.seat];
+  }
   document.title = `${t("title", { game: review.title })} · marsdice`;
   const filters = { seat: "all", errors: false, redraw: () => render(el, review, table, plugin, ctx, filters) };
   filters.redraw();
