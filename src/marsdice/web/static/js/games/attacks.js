@@ -663,8 +663,15 @@ function tieBreaks(view, ctx) {
   return lines;
 }
 
+/** A loss from the advice (the fool check), in the planner's unit: VP, an estimate. */
+function formatLoss(loss, ctx) {
+  const value = ctx && ctx.i18n && typeof ctx.i18n.num === "function" ? ctx.i18n.num(loss, 2) : Number(loss).toFixed(2);
+  return tr(ctx.t, "hint.loss", { x: value });
+}
+
 export default {
   name: "attacks",
+  formatLoss,
   renderOptions,
   renderBoard,
   describeEvent,
