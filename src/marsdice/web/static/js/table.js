@@ -93,6 +93,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   const actionsTitle = el("h2", { class: "sr-only", id: "actions-title" });
   const actions = el("div", { class: "actions", role: "group", "aria-labelledby": "actions-title" });
   const actionsHelp = el("p", { class: "actions-help" });
+  const actionBar = el("section", { class: "action-bar", "aria-labelledby": "actions-title" }, actionsTitle, actions, actionsHelp);
   const endPanel = el("section", { class: "panel end-panel", hidden: true, "aria-labelledby": "end-title" });
   const hintsPanel = el("section", { class: "panel hints-panel", hidden: true, "aria-labelledby": "hints-title" });
   const scoresPanel = el("section", { class: "panel scores-panel", "aria-labelledby": "scores-title" });
@@ -116,7 +117,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
         "div",
         { class: "play-col" },
         turnBanner,
-        el("section", { class: "action-bar", "aria-labelledby": "actions-title" }, actionsTitle, actions, actionsHelp),
+        actionBar,
         boardBox,
         endPanel,
         hintsPanel,
@@ -370,8 +371,17 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     put(actions);
     const legal = view?.legal_actions || [];
     const waiting = sentVersion === state?.version;
+    actionBar.hidden = !view || finished();
     if (!legal.length) {
-      actionsHelp.textContent = view && !finished() && mySeat === null ? t("table.spectator") : "";
+      const seat = turnSeat(view);
+      let help = "";
+      if (view && !finished()) {
+        help = mySeat === null ? t("table.spectator") : "";
+        if (seat !== null && seat !== undefined && seat !== mySeat) {
+          help = `${help} ${t("table.waiting_for", { name: names()[seat] })}`.trim();
+        }
+      }
+      actionsHelp.textContent = help;
       actions.hidden = true;
       return;
     }
@@ -601,9 +611,15 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     put(endPanel, ...build("end-title"));
     if (!endShown) {
       endShown = true;
+      const parts = build("end-dialog-title");
       put(endDialog,
-        ...build("end-dialog-title"),
-        el("form", { method: "dialog", class: "row" }, el("button", { class: "btn", autofocus: true, text: t("dialog.close") })),
+        el(
+          "div",
+          { class: "dialog-head" },
+          parts[0],
+          el("form", { method: "dialog" }, el("button", { class: "btn ghost", autofocus: true, "aria-label": t("dialog.close"), text: "✕" })),
+        ),
+        ...parts.slice(1),
       );
       ctx.announce(headline);
       openDialog(endDialog);

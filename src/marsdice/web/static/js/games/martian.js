@@ -189,10 +189,16 @@ export default {
         el("dd", { class: "m-turn-score", text: String(board.turn_score) }),
       ),
     );
+    if (view.phase === "over") [...stats.children].slice(1).forEach((item) => item.remove());
     wrap.append(stats);
 
     if (view.phase === "rolloff" || (view.phase === "over" && board.rolloff.history.length)) {
       wrap.append(this.rolloffBox(view, ctx));
+    }
+    if (view.phase === "over") {
+      wrap.append(this.finalBox(view, ctx));
+      root.replaceChildren(wrap);
+      return;
     }
 
     // the roll
@@ -271,6 +277,33 @@ export default {
     wrap.append(earth);
 
     root.replaceChildren(wrap);
+  },
+
+  /** The end of the game on the board: every total against the target, winners starred. */
+  finalBox(view, ctx) {
+    const { t } = ctx;
+    const box = el("section", { class: "m-zone m-final", "aria-labelledby": "m-final-title" });
+    box.append(el("h3", { id: "m-final-title", text: t("martian:zone.final") }));
+    const list = el("ul", { class: "m-totals" });
+    const top = Math.max(view.board.target, ...view.scores, 1);
+    view.scores.forEach((score, seat) => {
+      const won = view.winners.includes(seat);
+      const bar = el("span", { class: "m-bar" });
+      const fill = el("span", { class: "m-bar-fill" });
+      fill.style.setProperty("width", `${Math.round((100 * score) / top)}%`);
+      bar.append(fill);
+      list.append(
+        el(
+          "li",
+          { class: won ? "won" : null },
+          el("span", { class: "m-total-name", text: `${won ? "★ " : ""}${name(ctx, seat)}` }),
+          bar,
+          el("span", { class: "m-total-score", text: String(score) }),
+        ),
+      );
+    });
+    box.append(list);
+    return box;
   },
 
   rolloffBox(view, ctx) {
