@@ -389,8 +389,9 @@ function statusLine(ctx, view, board) {
     h("span", { class: "atk-chip", text: tr(t, "box", { n: board.box }) }),
     h("span", { class: "atk-chip", text: tr(t, "round", { n: view.rounds }) }),
   ];
-  if (board.extra_turn) bits.push(h("span", { class: "atk-chip chip-extra", text: "⟳ " + tr(t, "extra_turn") }));
-  if (board.end_triggered) bits.push(h("span", { class: "atk-chip chip-last", text: "⚑ " + tr(t, "last_round") }));
+  const over = view.phase === "over";
+  if (board.extra_turn && !over) bits.push(h("span", { class: "atk-chip chip-extra", text: "⟳ " + tr(t, "extra_turn") }));
+  if (board.end_triggered && !over) bits.push(h("span", { class: "atk-chip chip-last", text: "⚑ " + tr(t, "last_round") }));
   if (board.target) {
     const card = board.stacks.map((s) => s.card).find((c) => c && c.slug === board.target);
     const need = card ? card.requirement : "?";
