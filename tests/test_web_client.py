@@ -337,3 +337,22 @@ def test_the_bot_authors_example_in_the_protocol_doc_runs(
     exec(compile(code, "protocol.md", "exec"), {"__name__": "example"})
     assert "final scores:" in capsys.readouterr().out
     assert httpx.get(f"{server}/api/tables/{table}").json()["status"] == "finished"
+
+
+def test_ctrl_c_leaves_and_keeps_the_seat(server: str) -> None:
+    table = new_table(
+        server, "martian", {"target": 30}, [{"kind": "human"}, {"kind": "bot", "bot": "cautious"}]
+    )
+
+    def interrupt(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    out = io.StringIO()
+    options = connect_cli.Options(server, table, seat=0, name="Ann")
+    outcome = connect_cli.connect(
+        options, console=Console(file=out, width=200), read_line=interrupt
+    )
+    assert outcome.code == 130 and "The seat stays yours" in out.getvalue()
+    seat = httpx.get(f"{server}/api/tables/{table}").json()["seats"][0]
+    assert seat["taken"] and seat["name"] == "Ann"
+    assert connect_cli.load_token(server, table) is not None
