@@ -102,8 +102,8 @@ def finished_game(browser: Any, server: Server) -> Iterator[dict[str, Any]]:
         action = choose(page, rng)
         button = page.locator(f'button[data-action="{action}"]')
         labels[action] = button.inner_text()
-        if len(played) == 3:
-            shoot(page, "attacks-desktop")
+        if action == "reroll" and "reroll" not in played:
+            shoot(page, "attacks-desktop")  # the dice on the table, mid-attack
         button.click()
         played.append(action)
     else:

@@ -172,6 +172,7 @@ function diceArea(ctx, view, board, el) {
   if (ended && bombing) warning = tr(t, "bombed_now");
   else if (!ended && dice.nukes >= limit && !los && dice.rolls > 0) warning = tr(t, "bombed_now");
   else if (!ended && los && dice.rolls > 0) warning = tr(t, "los_angeles_safe");
+  const safe = warning !== null && !ended && los && dice.rolls > 0 && !(dice.nukes >= limit && !los);
   else if (!ended && left === 1 && dice.rolls > 0) warning = tr(t, "one_nuke_left");
   const cup = [];
   const outcome = ended ? (view.events || []).find((e) => e.type === "captured" || e.type === "stopped") : null;
@@ -197,7 +198,14 @@ function diceArea(ctx, view, board, el) {
       h("span", { class: "nuke-text", text: tr(t, "nukes_of_limit", { nukes: dice.nukes, limit }) }),
       meter,
     ),
-    warning ? h("p", { class: "atk-warning", role: "note" }, h("span", { "aria-hidden": "true", text: "⚠ " }), warning) : null,
+    warning
+      ? h(
+          "p",
+          { class: `atk-warning${safe ? " is-safe" : ""}`, role: "note" },
+          h("span", { "aria-hidden": "true", text: safe ? "✓ " : "⚠ " }),
+          warning,
+        )
+      : null,
     cup,
   );
 }
