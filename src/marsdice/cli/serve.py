@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     check_stand_in(args.stand_in)
     if hasattr(signal, "SIGUSR1"):  # `kill -USR1 PID`: every thread's stack to stderr
         with contextlib.suppress(ValueError, OSError, AttributeError):  # no real stderr
-            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
+            if sys.__stderr__ is not None:
+                faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     config = log_config(args.log_level, getattr(args, "log_format", "text"))
     logging.config.dictConfig(config)
     database = open_database(args.database_url)
