@@ -754,6 +754,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--seats: Mars Attacks needs at least 2")
     if args.duration is not None and args.duration <= 0:
         parser.error("--duration must be positive")
+    if args.json is not None and not args.json.parent.is_dir():
+        parser.error(f"--json: no folder {str(args.json.parent)!r}")
     if args.think < 0:
         parser.error("--think must not be negative")
     if args.stall_timeout <= 0:
@@ -807,17 +809,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     try:
         results = run(args)
+        print(report(results))
+        if args.json is not None:
+            payload = {"benchmark": "server", "argv": list(sys.argv[1:] if argv is None else argv),
+                       "results": results}  # fmt: skip
+            args.json.write_text(json.dumps(payload, indent=2) + "\n")
     except KeyboardInterrupt:
         print("marsdice: error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BenchError as error:
         print(f"marsdice: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    print(report(results))
-    if args.json is not None:
-        payload = {"benchmark": "server", "argv": list(sys.argv[1:] if argv is None else argv),
-                   "results": results}  # fmt: skip
-        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+    except OSError as error:  # the --json file, a server binary
+        where = f": {error.filename}" if error.filename else ""
+        print(f"marsdice: error: {error.strerror or error}{where}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a database that refuses a schema, a bug: still one line
+        print(f"marsdice: error: {type(error).__name__}: {error}".splitlines()[0], file=sys.stderr)
+        return EXIT_ERRORS
     clean = all(
         not r["errors"] and r["games_finished"] + r["games_cut"] == r["games_started"]
         for r in results
