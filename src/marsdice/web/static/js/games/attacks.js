@@ -172,8 +172,8 @@ function diceArea(ctx, view, board, el) {
   if (ended && bombing) warning = tr(t, "bombed_now");
   else if (!ended && dice.nukes >= limit && !los && dice.rolls > 0) warning = tr(t, "bombed_now");
   else if (!ended && los && dice.rolls > 0) warning = tr(t, "los_angeles_safe");
-  const safe = warning !== null && !ended && los && dice.rolls > 0 && !(dice.nukes >= limit && !los);
   else if (!ended && left === 1 && dice.rolls > 0) warning = tr(t, "one_nuke_left");
+  const safe = warning !== null && !ended && los && dice.rolls > 0;
   const cup = [];
   const outcome = ended ? (view.events || []).find((e) => e.type === "captured" || e.type === "stopped") : null;
   if (outcome) cup.push(h("p", { class: `atk-outcome outcome-${outcome.type}`, text: describeEvent(outcome, ctx) }));
