@@ -161,6 +161,14 @@ def test_review_shows_every_decision(
     page.uncheck("#rv-filter-errors")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     shoot(page, "review-phone")
+    # each decision links to the replay at the position it was made in
+    replay = httpx.get(f"{server.base}/api/tables/{table_id}/replay", timeout=30).json()
+    for decision in review["decisions"]:
+        assert replay["steps"][decision["index"] - 1]["action"] == decision["played"]
+    last = review["decisions"][-1]
+    page.click(f'a.rv-index:text-is("#{last["index"]}")')
+    page.wait_for_selector(".rp-page")
+    assert page.get_attribute(".rp-page", "data-position") == str(last["index"] - 1)
     assert not page.errors, page.errors
     page.context.close()
 

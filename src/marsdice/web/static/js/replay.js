@@ -224,6 +224,9 @@ export async function mount(el, tableId, ctx) {
     ),
   );
   labels();
+  // /t/{id}/replay?step=K opens at step K (the review links each decision to the position before it)
+  const asked = Number(new URLSearchParams(location.search).get("step"));
+  if (Number.isInteger(asked) && asked > 0) position = Math.min(asked, last);
   draw();
   return {
     destroy() {

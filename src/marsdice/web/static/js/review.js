@@ -140,7 +140,9 @@ function decisionRow(t, review, decision, fmt, plugin, ctx) {
     h(
       "div",
       { class: "rv-decision-head" },
-      h("span", { class: "rv-index", text: `#${decision.index}` }),
+      ctx.tableId
+        ? h("a", { class: "rv-index", href: `/t/${ctx.tableId}/replay?step=${decision.index - 1}`, "data-link": "", title: t("see_in_replay") }, `#${decision.index}`)
+        : h("span", { class: "rv-index", text: `#${decision.index}` }),
       h("span", { class: "rv-player", text: decision.player }),
       h("span", { class: "rv-turn", text: t("turn_round", { turn: decision.turn, round: decision.round }) }),
       markBadge(t, decision.mark),
@@ -289,7 +291,8 @@ export async function mount(el, tableId, ctx) {
     for (const item of [...review.decisions, ...review.summaries, ...review.luck]) item.player = names[item.seat];
   }
   document.title = `${t("title", { game: review.title })} · marsdice`;
-  const filters = { seat: "all", errors: false, redraw: () => render(el, review, table, plugin, ctx, filters) };
+  const pageCtx = { ...ctx, tableId };
+  const filters = { seat: "all", errors: false, redraw: () => render(el, review, table, plugin, pageCtx, filters) };
   filters.redraw();
   return {
     destroy() {},
