@@ -242,6 +242,9 @@ def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:
     for box in (targets.nth(i).bounding_box() for i in range(targets.count())):
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    # the hints (on at this table): the planner's capture and bomb chances, labelled estimates
+    hint = page.locator("text=/capture \\d+%, bombed \\d+%.*planner's estimates/").first
+    hint.wait_for()
     # a keyboard shortcut: the first card's stack number
     first = page.locator(ENABLED).first
     action, key = first.get_attribute("data-action"), first.get_attribute("data-key")
