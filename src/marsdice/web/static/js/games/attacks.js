@@ -544,11 +544,9 @@ function describeChoice(choice, ctx) {
   if (typeof values.capture_probability === "number") parts.push(tr(t, "hint.capture", { p: percent(values.capture_probability, ctx) }));
   if (typeof values.bomb_probability === "number") parts.push(tr(t, "hint.bomb", { p: percent(values.bomb_probability, ctx) }));
   const num = (x) => (ctx.i18n && typeof ctx.i18n.num === "function" ? ctx.i18n.num(x, 2) : Number(x).toFixed(2));
-  if (typeof values.expected_progress === "number") parts.push(tr(t, "hint.progress", { x: num(values.expected_progress) }));
   if (typeof values.value === "number") parts.push(tr(t, "hint.value", { x: num(values.value) }));
   let text = label;
   if (parts.length) text += ` — ${parts.join(", ")} (${tr(t, "hint.estimates")})`;
-  if (choice.blunder) text += ` · ⚠ ${tr(t, "hint.blunder")}`;
   return text;
 }
 
