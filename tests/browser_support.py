@@ -95,7 +95,9 @@ def new_page(
         locale={"en": "en-US", "pl": "pl-PL", "ru": "ru-RU"}[lang],
     )
     context.set_default_timeout(TIMEOUT_MS)
-    context.add_init_script(f"localStorage.setItem('marsdice.lang', {json.dumps(lang)})")
+    # the page's first language (a switch in the page is then remembered across reloads)
+    first = f"localStorage.setItem('marsdice.lang', {json.dumps(lang)})"
+    context.add_init_script(f"localStorage.getItem('marsdice.lang') || {first}")
     return watch_errors(context.new_page())
 
 

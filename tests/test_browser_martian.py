@@ -48,8 +48,8 @@ def turn_score(page: Any) -> int:
 
 
 def pick(actions: list[str], score: int, rng: random.Random) -> str:
-    """A quick policy: stop at 2 points, roll otherwise; take an Earthling when one is there."""
-    if "stop" in actions and score >= 2:
+    """A quick policy: stop with a point, roll otherwise; take an Earthling when one is there."""
+    if "stop" in actions and score >= 1:
         return "stop"
     if "roll" in actions:
         return "roll"
@@ -124,9 +124,9 @@ def test_two_pages_play_a_whole_game_one_in_polish(
     ann = new_page(browser, server, lang="en")
     bart = new_page(browser, server, lang="pl")
     try:
-        # Ann makes the table in the lobby: two people, target 5, no fool check
+        # Ann makes the table in the lobby: two people, target 4, no fool check
         ann.goto("/")
-        ann.fill("#opt-target", "5")
+        ann.fill("#opt-target", "4")
         ann.select_option("#seat-kind-1", "human")
         ann.uncheck("#opt-fool")
         ann.fill("#create-name", "Ann")
@@ -218,6 +218,12 @@ def test_reload_mid_game_resumes_the_seat(pages: list[Any], browser: Any, server
     assert page.locator(".join-panel").is_hidden()
     # the log is kept across the reload and the game goes on from the same seat
     assert page.locator(".log li").count() >= logged
+    # the language switches in place (the same connection) and is remembered
+    page.select_option("#lang-select", "ru")
+    page.wait_for_selector(".scores-panel h2:text('Игроки')")
+    page.reload()
+    page.wait_for_selector(".scores-panel h2:text('Игроки')")
+    assert page.evaluate("document.documentElement.lang") == "ru"
     wait_my_turn(page)
     click_action(page, legal(page)[0])
 
@@ -288,7 +294,15 @@ def test_keyboard_alone_plays_a_turn(pages: list[Any], browser: Any, server: Ser
     assert "Death Ray" in page.locator("dialog.rules-dialog").inner_text()
     page.keyboard.press("Escape")
     page.wait_for_selector("dialog.rules-dialog:not([open])", state="attached")
-    # the shortcuts shown on the buttons play the whole turn
+    # Tab reaches the action buttons and Enter plays one; the focus stays on the buttons
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.dataset.action"):
+            break
+    before = version(page)
+    page.keyboard.press("Enter")
+    wait_version(page, before)
+    # the shortcuts shown on the buttons play the rest of the turn
     start = seat_turns(page, 0)
     while seat_turns(page, 0) == start:
         wait_my_turn(page)
@@ -368,3 +382,81 @@ def test_a_375px_phone_shows_the_actions_without_horizontal_scrolling(
     page.wait_for_selector("#create-button")
     width = scroll_width(page)
     assert width[0] <= width[1], width
+
+
+def martian_events() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """Every kind of event from real engine states: a seeded 3-player game, then a 2-player
+    tie settled by a roll-off (the views during and after it)."""
+    from marsdice.games import get_game
+    from marsdice.martian.rules import Roll, parse_decision
+
+    game = get_game("martian")
+    rng = random.Random(5)
+    events: list[dict[str, Any]] = []
+    state = game.start(game.variant_from_params({"players": 3, "target": 8}), rng)
+    while not state.is_terminal:
+        if state.is_chance_node:
+            state = state.apply(
+                Roll.parse("".join(rng.choice("TRRHCK") for _ in range(state.dice_to_roll)))
+            )
+        else:
+            state = state.apply(rng.choice(state.legal_actions()))
+        events.extend(game.observe(state, None)["events"])
+    tie = game.start(game.variant_from_params({"players": 2, "target": 1}), rng)
+    for step in ["RRRRHHHCCCKKK", "humans", "stop", "RRRRHHHCCCKKK", "humans", "stop", "RRTHCK"]:
+        tie = tie.apply(Roll.parse(step) if step.isupper() else parse_decision(step))
+        events.extend(game.observe(tie, None)["events"])
+    during = game.observe(tie, None)
+    tie = tie.apply(Roll.parse("RTTHCK"))
+    over = game.observe(tie, None)
+    events.extend(over["events"])
+    return events, during, over
+
+
+RENDER = """async ({events, during, over, lang}) => {
+  const i18n = await import("/static/js/i18n.js");
+  const plugin = (await import("/static/js/games/martian.js")).default;
+  await i18n.setLanguage(lang);
+  await i18n.load("martian");
+  const ctx = {t: i18n.t, i18n, lang, names: ["Ann", "Bob", "Cy"], seat: 0};
+  const box = document.createElement("div");
+  document.body.append(box);
+  plugin.renderBoard(box, during, ctx);
+  const labels = [...box.querySelectorAll("[role=img]")].map((d) => d.getAttribute("aria-label"));
+  const duringText = box.innerText;
+  plugin.renderBoard(box, over, ctx);
+  return {
+    lines: events.map((event) => plugin.describeEvent(event, ctx)),
+    labels, during: duringText, over: box.innerText,
+    breaks: plugin.tieBreaks(over, ctx),
+    turn: plugin.turnSeat(during), next: plugin.nextSeat(during),
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "ray", "tie_break"),
+    [("en", "death ray", "Roll-off 1"), ("pl", "promień śmierci", "Dogrywka 1"),
+     ("ru", "луч смерти", "Перебрасывание 1")],
+)  # fmt: skip
+def test_every_event_and_the_roll_off_read_in_each_language(
+    pages: list[Any], browser: Any, server: Server, lang: str, ray: str, tie_break: str
+) -> None:
+    events, during, over = martian_events()
+    assert {e["type"] for e in events} >= {
+        "rolled", "took", "continued", "turn_scored", "last_round", "rolloff_begun",
+        "rolloff_roll", "rolloff_round", "game_over",
+    }  # fmt: skip
+    page = new_page(browser, server, lang=lang)
+    pages.append(page)
+    page.goto("/")
+    page.wait_for_selector("#create-button")
+    out = page.evaluate(RENDER, {"events": events, "during": during, "over": over, "lang": lang})
+    for line in out["lines"]:
+        assert line and "martian:" not in line and "{" not in line, line
+        assert "Ann" in line or "Bob" in line or "Cy" in line, line
+    # the roll-off: the dice shown, labelled for screen readers, the tie-break on the end board
+    assert ray in out["labels"]
+    assert (out["turn"], out["next"]) == (1, None)  # Bob rolls the roll-off's last roll
+    assert out["breaks"] == [out["breaks"][0]] and tie_break in out["breaks"][0]
+    assert tie_break in out["over"] and "Ann" in out["over"]

@@ -190,12 +190,10 @@ export async function mount(root, ctx) {
         ctx.navigate(`/t/${created.id}`);
       } catch (failure) {
         if (failure.field) {
+          // the server names the field: say it there, with its own words on the value
           const field = String(failure.field).split(".").pop();
-          showFieldError(form, field, ctx.errorText(failure) + (failure.message && failure.code === "bad_variant" ? "" : ""));
-          if (failure.code === "bad_variant") {
-            const spot = form.querySelector(`[data-error-for="${CSS.escape(field)}"]`);
-            if (spot) spot.textContent = failure.message;
-          }
+          const detail = failure.code === "bad_variant" && failure.message ? ` (${failure.message})` : "";
+          showFieldError(form, field, ctx.errorText(failure) + detail);
         } else {
           formError.textContent = ctx.errorText(failure);
         }

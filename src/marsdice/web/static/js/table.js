@@ -66,6 +66,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   let lastTurnAnnounced = null;
   let renderedVersion = -1;
   let joinKey = null;
+  let keepFocus = false;
   const logKey = `marsdice.log.${tableId}`;
   let log = [];
   try {
@@ -368,6 +369,10 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
 
   function renderActions() {
     const view = state?.view;
+    // keyboard users keep their place: focus that was on the buttons comes back to the new ones
+    const active = document.activeElement;
+    if (actions.contains(active)) keepFocus = true;
+    else if (active && active !== document.body && !actions.contains(active)) keepFocus = false;
     put(actions);
     const legal = view?.legal_actions || [];
     const waiting = sentVersion === state?.version;
@@ -402,6 +407,9 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
       button.append(el("span", { class: "action-label", text: label }));
       if (key) button.append(el("kbd", { "aria-hidden": "true", text: key.toUpperCase() }));
       actions.append(button);
+    }
+    if (keepFocus && (document.activeElement === document.body || !document.activeElement)) {
+      actions.querySelector("button:not([disabled])")?.focus();
     }
   }
 
