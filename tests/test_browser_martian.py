@@ -7,7 +7,9 @@ table fits a 375 px phone. Small targets and bots at delay 0 keep it quick."""
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -387,29 +389,27 @@ def test_a_375px_phone_shows_the_actions_without_horizontal_scrolling(
 def martian_events() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
     """Every kind of event from real engine states: a seeded 3-player game, then a 2-player
     tie settled by a roll-off (the views during and after it)."""
-    from marsdice.games import get_game
-    from marsdice.martian.rules import Roll, parse_decision
+    from marsdice.martian.game import GAME
+    from marsdice.martian.rules import Roll, Variant, new_game, parse_decision
 
-    game = get_game("martian")
     rng = random.Random(5)
     events: list[dict[str, Any]] = []
-    state = game.start(game.variant_from_params({"players": 3, "target": 8}), rng)
+    state = new_game(Variant(players=3, target=8))
     while not state.is_terminal:
         if state.is_chance_node:
-            state = state.apply(
-                Roll.parse("".join(rng.choice("TRRHCK") for _ in range(state.dice_to_roll)))
-            )
+            faces = "".join(rng.choice("TRRHCK") for _ in range(state.dice_to_roll))
+            state = state.apply(Roll.parse(faces))
         else:
             state = state.apply(rng.choice(state.legal_actions()))
-        events.extend(game.observe(state, None)["events"])
-    tie = game.start(game.variant_from_params({"players": 2, "target": 1}), rng)
+        events.extend(event.to_json() for event in state.events)
+    tie = new_game(Variant(players=2, target=1))
     for step in ["RRRRHHHCCCKKK", "humans", "stop", "RRRRHHHCCCKKK", "humans", "stop", "RRTHCK"]:
         tie = tie.apply(Roll.parse(step) if step.isupper() else parse_decision(step))
-        events.extend(game.observe(tie, None)["events"])
-    during = game.observe(tie, None)
+        events.extend(event.to_json() for event in tie.events)
+    during = GAME.observe(tie, None)
     tie = tie.apply(Roll.parse("RTTHCK"))
-    over = game.observe(tie, None)
-    events.extend(over["events"])
+    events.extend(event.to_json() for event in tie.events)
+    over = GAME.observe(tie, None)
     return events, during, over
 
 
@@ -460,3 +460,42 @@ def test_every_event_and_the_roll_off_read_in_each_language(
     assert (out["turn"], out["next"]) == (1, None)  # Bob rolls the roll-off's last roll
     assert out["breaks"] == [out["breaks"][0]] and tie_break in out["breaks"][0]
     assert tie_break in out["over"] and "Ann" in out["over"]
+
+
+STATIC = Path(__file__).resolve().parents[1] / "src" / "marsdice" / "web" / "static"
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def texts(lang: str, ns: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((STATIC / "i18n" / lang / f"{ns}.json").read_text())
+    return loaded
+
+
+def forms(value: Any) -> list[str]:
+    return list(value.values()) if isinstance(value, dict) else [value]
+
+
+@pytest.mark.parametrize("ns", ["common", "martian"])
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+def test_translations_have_every_key_with_the_same_placeholders(ns: str, lang: str) -> None:
+    english, other = texts("en", ns), texts(lang, ns)
+    assert set(other) == set(english), set(other) ^ set(english)
+    for key, value in english.items():
+        wanted = {name for form in forms(value) for name in PLACEHOLDER.findall(form)}
+        for form in forms(other[key]):
+            assert set(PLACEHOLDER.findall(form)) <= wanted, (lang, key, form)
+        if isinstance(value, dict):  # a plural: Polish and Russian have three forms
+            assert {"one", "few", "many"} <= set(other[key]), (lang, key)
+
+
+def test_every_literal_key_in_the_page_has_an_english_text() -> None:
+    used = set()
+    for name in ["app.js", "lobby.js", "table.js", "games/martian.js"]:
+        used |= set(re.findall(r"\bt\(\s*\"([\w.:-]+)\"", (STATIC / "js" / name).read_text()))
+    assert len(used) > 50
+    english = {"common": texts("en", "common"), "martian": texts("en", "martian")}
+    for key in used:
+        ns, _, name = key.rpartition(":")
+        assert name in english[ns or "common"], key
+    for element in re.findall(r'data-i18n="([\w.]+)"', (STATIC / "index.html").read_text()):
+        assert element in english["common"], element
