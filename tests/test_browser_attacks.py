@@ -32,7 +32,18 @@ server = browser_support.server
 SHOTS = os.environ.get("MARSDICE_SCREENSHOTS")
 #: clicks a person may need for a whole game (3 seats, the end after one empty stack)
 MAX_CLICKS = 400
+#: the bots' turns between two of the person's (a loaded machine can be slow)
+BOT_WAIT_MS = 60_000
 ENABLED = "button[data-action]:not([disabled])"
+#: dice on the board, none animating / some rolling in with the board's animation
+STILL = (
+    "() => { const dice = [...document.querySelectorAll('.atk-dice .die')];"
+    " return dice.length > 0 && dice.every(d => getComputedStyle(d).animationName === 'none') }"
+)
+ROLLING = (
+    "() => [...document.querySelectorAll('.atk-dice .die.rolling')]"
+    ".some(d => getComputedStyle(d).animationName === 'atk-roll')"
+)
 ACTED = (
     "() => document.querySelector('.end-panel:not([hidden])') !== null"
     " || document.querySelector('button[data-action]:not([disabled])') !== null"
@@ -96,7 +107,7 @@ def finished_game(browser: Any, server: Server) -> Iterator[dict[str, Any]]:
     played: list[str] = []
     labels: dict[str, str] = {}
     for _ in range(MAX_CLICKS):
-        page.wait_for_function(ACTED)
+        page.wait_for_function(ACTED, timeout=BOT_WAIT_MS)
         if page.query_selector(".end-panel:not([hidden])"):
             break
         action = choose(page, rng)
@@ -252,7 +263,26 @@ def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:
     name = page.inner_text(f'.atk-card[data-card="{action[1:]}"] .card-name')
     page.keyboard.press(key)
     page.locator(".ev-target-declared", has_text=f"Ann attacks {name}.").first.wait_for()
+    # reduced motion: no die animates
+    page.wait_for_function(STILL)
     shoot(page, "attacks-phone")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_dice_roll_visibly(browser: Any, server: Server) -> None:
+    """Without reduced motion the dice of a new roll animate in (CSS ``atk-roll``)."""
+    table = create_table(
+        server,
+        "attacks",
+        {},
+        [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}],
+        {"hints": False, "fool_check": False},
+    )
+    page = seated_page(browser, server, table["id"], 0, reduced_motion=False)
+    page.goto(f"/t/{table['id']}")
+    page.locator(ENABLED).first.click()
+    page.wait_for_function(ROLLING)
     assert not page.errors, page.errors
     page.context.close()
 
