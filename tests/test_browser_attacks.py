@@ -322,6 +322,7 @@ def test_a_bad_card_file_is_shown_next_to_the_field(
     )
     text = error.inner_text()
     assert "vp" in text and "Toronto" in text, text
+    shoot(page, "lobby-attacks-card-error")
     assert page.url.rstrip("/").endswith(server.base.split("//")[1]) or "/t/" not in page.url
     assert not page.errors, page.errors
     page.context.close()

@@ -601,9 +601,8 @@ function renderOptions(el, t, players) {
   });
   el.append(
     h(
-      "fieldset",
-      { class: "atk-options" },
-      h("legend", { text: tr(t, "option.legend") }),
+      "div",
+      { class: "atk-options", role: "group", "aria-label": tr(t, "option.legend") },
       select("difficulty", ["easy", "hard"]),
       select("bombed", ["last-roll", "whole-turn"]),
       select("reroll", ["all", "subset"]),
