@@ -386,7 +386,7 @@ def test_a_375px_phone_shows_the_actions_without_horizontal_scrolling(
     assert width[0] <= width[1], width
 
 
-def martian_events() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+def martian_events() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Every kind of event from real engine states: a seeded 3-player game, then a 2-player
     tie settled by a roll-off (the views during and after it)."""
     from marsdice.martian.game import GAME
@@ -403,17 +403,20 @@ def martian_events() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, An
             state = state.apply(rng.choice(state.legal_actions()))
         events.extend(event.to_json() for event in state.events)
     tie = new_game(Variant(players=2, target=1))
+    last_round: dict[str, Any] = {}
     for step in ["RRRRHHHCCCKKK", "humans", "stop", "RRRRHHHCCCKKK", "humans", "stop", "RRTHCK"]:
         tie = tie.apply(Roll.parse(step) if step.isupper() else parse_decision(step))
         events.extend(event.to_json() for event in tie.events)
+        if tie.end_triggered and not last_round:  # Ann reached the target, Bob's turn to come
+            last_round = GAME.observe(tie, 1)
     during = GAME.observe(tie, None)
     tie = tie.apply(Roll.parse("RTTHCK"))
     events.extend(event.to_json() for event in tie.events)
     over = GAME.observe(tie, None)
-    return events, during, over
+    return events, during, over, last_round
 
 
-RENDER = """async ({events, during, over, lang}) => {
+RENDER = """async ({events, during, over, lastRound, lang}) => {
   const i18n = await import("/static/js/i18n.js");
   const plugin = (await import("/static/js/games/martian.js")).default;
   await i18n.setLanguage(lang);
@@ -430,6 +433,7 @@ RENDER = """async ({events, during, over, lang}) => {
     labels, during: duringText, over: box.innerText,
     breaks: plugin.tieBreaks(over, ctx),
     turn: plugin.turnSeat(during), next: plugin.nextSeat(during),
+    notice: plugin.lastRoundNotice(lastRound, ctx), quiet: plugin.lastRoundNotice(during, ctx),
   };
 }"""
 
@@ -442,7 +446,7 @@ RENDER = """async ({events, during, over, lang}) => {
 def test_every_event_and_the_roll_off_read_in_each_language(
     pages: list[Any], browser: Any, server: Server, lang: str, ray: str, tie_break: str
 ) -> None:
-    events, during, over = martian_events()
+    events, during, over, last_round = martian_events()
     assert {e["type"] for e in events} >= {
         "rolled", "took", "continued", "turn_scored", "last_round", "rolloff_begun",
         "rolloff_roll", "rolloff_round", "game_over",
@@ -451,7 +455,13 @@ def test_every_event_and_the_roll_off_read_in_each_language(
     pages.append(page)
     page.goto("/")
     page.wait_for_selector("#create-button")
-    out = page.evaluate(RENDER, {"events": events, "during": during, "over": over, "lang": lang})
+    out = page.evaluate(
+        RENDER,
+        {"events": events, "during": during, "over": over, "lastRound": last_round, "lang": lang},
+    )
+    # the last round's notice names who reached the target and who still plays
+    assert out["notice"] and "Ann" in out["notice"] and "Bob" in out["notice"], out["notice"]
+    assert out["quiet"] is None  # none during the roll-off
     for line in out["lines"]:
         assert line and "martian:" not in line and "{" not in line, line
         assert "Ann" in line or "Bob" in line or "Cy" in line, line

@@ -164,8 +164,13 @@ export default {
     if (seat === null || seat === undefined) return null;
     const remaining = [];
     for (let s = seat; s < view.players && s !== 0; s++) remaining.push(s);
+    const leaders = [];
+    view.scores.forEach((score, s) => {
+      if (score >= view.board.target) leaders.push(s);
+    });
     return ctx.t("martian:last_round_notice", {
       target: view.board.target,
+      leaders: leaders.length ? names(ctx, leaders) : "—",
       names: remaining.length ? names(ctx, remaining) : "—",
     });
   },
