@@ -87,8 +87,10 @@ export async function mount(root, ctx) {
           }),
         ),
       );
-      select.value = seat.kind === "human" ? "human" : seat.bot || botChoices[0] || "human";
-      if (seat.kind === "bot" && !seat.bot) seats[index] = { kind: "bot", bot: select.value };
+      // a bot of another game (the game was changed) becomes this game's first bot
+      const bot = botChoices.includes(seat.bot) ? seat.bot : botChoices[0];
+      select.value = seat.kind === "human" || !bot ? "human" : bot;
+      seats[index] = select.value === "human" ? { kind: "human" } : { kind: "bot", bot: select.value };
       const remove = el("button", {
         type: "button",
         class: "btn ghost small",
@@ -191,7 +193,8 @@ export async function mount(root, ctx) {
       } catch (failure) {
         if (failure.field) {
           // the server names the field: say it there, with its own words on the value
-          const field = String(failure.field).split(".").pop();
+          const path = String(failure.field);
+          const field = path.startsWith("seats") ? "seats" : path.split(".").pop();
           const detail = failure.code === "bad_variant" && failure.message ? ` (${failure.message})` : "";
           showFieldError(form, field, ctx.errorText(failure) + detail);
         } else {
@@ -211,7 +214,7 @@ export async function mount(root, ctx) {
   function variantText(table) {
     const v = table.variant || {};
     const parts = [t("lobby.players_n", { count: v.players ?? table.seats.length })];
-    if (v.target !== undefined) parts.push(t("lobby.target_n", { target: v.target }));
+    if (v.target !== undefined) parts.push(t("lobby.target_n", { count: v.target }));
     return parts.join(" · ");
   }
 

@@ -646,9 +646,11 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   function renderBoard(fresh) {
     const view = state?.view;
     if (!view) {
+      boardBox.dataset.empty = "true";
       put(boardBox, el("p", { class: "hint", text: t("table.not_started") }));
       return;
     }
+    delete boardBox.dataset.empty;
     plugin.renderBoard(boardBox, view, pluginCtx({ freshVersion: fresh }));
   }
 
