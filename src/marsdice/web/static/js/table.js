@@ -775,6 +775,8 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   // -- the connection --
   async function onState(message) {
     const wasFinished = finished();
+    // a game already over when the page opens shows its end in the page, not in a dialog
+    if (!state && (message.table?.status === "finished" || message.view?.phase === "over")) endShown = true;
     state = message;
     if (message.table) table = message.table;
     if (message.seat !== undefined && message.seat !== null) mySeat = message.seat;
@@ -807,6 +809,10 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
       api.forgetSeat(tableId);
       mySeat = null;
       connection.hello(null);
+    }
+    if (message.code === "away" && api.savedSeat(tableId)) {
+      connection.hello(api.savedSeat(tableId).token); // take the seat back
+      return;
     }
     if (message.code === "stale_version" || message.code === "not_your_turn") {
       sentVersion = -1;
