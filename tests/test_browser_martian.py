@@ -207,10 +207,20 @@ def test_reload_mid_game_resumes_the_seat(pages: list[Any], browser: Any, server
     table_id = martian_table(
         server, 8, {"kind": "bot", "bot": "cautious"}, hints=False, fool_check=False
     )
-    page = new_page(browser, server)
+    page = new_page(browser, server, reduced_motion=False)
     pages.append(page)
     join(page, table_id, 0, "Ann")
     wait_my_turn(page)
+    # the dice of a fresh roll tumble (a CSS animation), unless the person asks for less motion
+    assert page.locator(".m-roll .md-die.rolling").count() > 0
+    # a spectator sees the same table and no move to make
+    watcher = new_page(browser, server)
+    pages.append(watcher)
+    watcher.goto(f"/t/{table_id}")
+    watcher.wait_for_selector(".m-roll .md-die")
+    assert watcher.locator(".m-roll .md-die.rolling").count() == 0  # reduced motion
+    assert watcher.locator(".actions").is_hidden()
+    assert "watching" in watcher.locator(".actions-help").inner_text()
     click_action(page, legal(page)[0])
     logged = page.locator(".log li").count()
     assert logged >= 2
@@ -290,6 +300,9 @@ def test_keyboard_alone_plays_a_turn(pages: list[Any], browser: Any, server: Ser
     page.keyboard.type("Kay")
     page.keyboard.press("Enter")
     page.wait_for_selector('.table-page[data-seat="0"]')
+    wait_my_turn(page)
+    # screen readers hear it (the polite live region)
+    page.wait_for_function("document.getElementById('live').textContent.includes('Your turn')")
     # the rules open with ? and close with Escape
     page.keyboard.press("?")
     page.wait_for_selector("dialog.rules-dialog[open]")

@@ -67,6 +67,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   let renderedVersion = -1;
   let joinKey = null;
   let keepFocus = false;
+  let renderedBoard = null;
   const logKey = `marsdice.log.${tableId}`;
   let log = [];
   try {
@@ -660,7 +661,10 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     renderJoin();
     renderTurn();
     renderNotice();
-    renderBoard(fresh && !reduceMotion());
+    // the same step again (a seat joining sends it twice) is not drawn again: its dice roll once
+    const boardKey = `${state ? state.version : -1}|${i18n.lang()}|${mySeat}`;
+    if (boardKey !== renderedBoard) renderBoard(fresh && !reduceMotion());
+    renderedBoard = boardKey;
     renderActions();
     renderScores();
     renderLog();
