@@ -194,14 +194,17 @@ export default {
         el("dd", { class: "m-turn-score", text: String(board.turn_score) }),
       ),
     );
-    if (view.phase === "over") [...stats.children].slice(1).forEach((item) => item.remove());
+    if (view.phase === "over" || view.phase === "rolloff") {
+      [...stats.children].slice(1).forEach((item) => item.remove());
+    }
     wrap.append(stats);
 
     if (view.phase === "rolloff" || (view.phase === "over" && board.rolloff.history.length)) {
       wrap.append(this.rolloffBox(view, ctx));
     }
-    if (view.phase === "over") {
-      wrap.append(this.finalBox(view, ctx));
+    if (view.phase === "over" || view.phase === "rolloff") {
+      // a turn's zones mean nothing once the turns are over
+      if (view.phase === "over") wrap.append(this.finalBox(view, ctx));
       root.replaceChildren(wrap);
       return;
     }
@@ -319,12 +322,19 @@ export default {
     const lines = this.tieBreaks(view, ctx);
     if (view.phase === "rolloff") {
       rolloff.seats.forEach((seat, i) => {
-        if (i < rolloff.rays.length) lines.push(t("martian:rolloff_now", { name: name(ctx, seat), count: rolloff.rays[i] }));
+        const who = name(ctx, seat);
+        if (i < rolloff.rays.length) lines.push(t("martian:rolloff_now", { name: who, count: rolloff.rays[i] }));
+        else if (seat === rolloff.roller) lines.push(t("martian:rolloff_rolling", { name: who }));
+        else lines.push(t("martian:rolloff_waiting", { name: who }));
       });
-      const roll = lastRollOf(view);
+      // the last roll-off roll: only its death rays count, the other faces are dimmed
       const last = (view.events || []).find((event) => event.type === "rolloff_roll");
-      if (last) box.append(diceRow(t, last.counts, () => (ctx.freshVersion ? "rolling" : "")));
-      else if (roll) box.append(diceRow(t, roll.counts));
+      if (last) {
+        box.append(
+          el("p", { class: "m-caption", text: t("martian:rolloff_now", { name: name(ctx, last.seat), count: last.rays }) }),
+          diceRow(t, last.counts, (face) => [face === 1 ? "" : "aside", ctx.freshVersion ? "rolling" : ""].join(" ")),
+        );
+      }
     }
     const list = el("ul", { class: "m-rolloff-lines" });
     for (const line of lines) list.append(el("li", { text: line }));
