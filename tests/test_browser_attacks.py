@@ -397,3 +397,35 @@ def test_the_plugin_has_a_text_for_every_event_ability_and_setting() -> None:
         found = re.search(rf'select\("{name}", \[([^\]]*)\]\)', script)
         assert found is not None, name
         assert re.findall(r'"([^"]+)"', found.group(1)) == [m.value for m in enum], name
+
+
+TIE_BREAKS = """async ([scores, cards, winners]) => {
+  const plugin = (await import("/static/js/games/attacks.js")).default;
+  const t = (key, params) => key.split(":")[1] + (params.name ? ":" + params.name : "");
+  const owned = cards.map((n) => Array.from({ length: n }, () => ({ slug: "x", name: "X" })));
+  const view = { players: scores.length, scores, winners, phase: "over", board: { owned } };
+  return plugin.tieBreaks(view, { t, names: ["Ann", "Bob", "Cy"] });
+}"""
+
+
+@pytest.mark.parametrize(
+    ("scores", "cards", "winners", "lines"),
+    [
+        ([5, 3, 1], [1, 1, 1], [0], []),  # no tie: nothing to explain
+        ([5, 5, 1], [2, 1, 0], [0], ["tie.vp"]),  # more cards
+        ([5, 5, 1], [1, 1, 0], [1], ["tie.vp", "tie.reached:Bob"]),  # reached the score first
+        ([5, 5, 5], [1, 1, 1], [0, 1, 2], ["tie.vp", "tie.shared"]),  # shared win
+    ],
+)
+def test_end_screen_explains_the_tie_break(
+    browser: Any,
+    server: Server,
+    scores: list[int],
+    cards: list[int],
+    winners: list[int],
+    lines: list[str],
+) -> None:
+    page = new_page(browser, server)
+    page.goto("/static/i18n/en/attacks.json")  # any page of the server: the module's origin
+    assert page.evaluate(TIE_BREAKS, [scores, cards, winners]) == lines
+    page.context.close()
