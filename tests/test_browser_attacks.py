@@ -7,6 +7,7 @@ Screenshots (desktop and 375 px) go to ``$MARSDICE_SCREENSHOTS`` when it is set.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -428,4 +429,61 @@ def test_end_screen_explains_the_tie_break(
     page = new_page(browser, server)
     page.goto("/static/i18n/en/attacks.json")  # any page of the server: the module's origin
     assert page.evaluate(TIE_BREAKS, [scores, cards, winners]) == lines
+    page.context.close()
+
+
+DESCRIBE = """async ([lang, events, actions]) => {
+  const plugin = (await import("/static/js/games/attacks.js")).default;
+  const dict = await (await fetch(`/static/i18n/${lang}/attacks.json`)).json();
+  const t = (key, params = {}) => {
+    let value = dict[key.split(":")[1]];
+    if (value === undefined) return `MISSING ${key}`;
+    if (typeof value === "object") {
+      value = value[new Intl.PluralRules(lang).select(Number(params.count ?? 0))] ?? value.other;
+    }
+    const fill = (whole, name) => (name in params ? String(params[name]) : whole);
+    return String(value).replace(/\\{(\\w+)\\}/g, fill);
+  };
+  const ctx = { t, names: ["Ann", "Bob", "Cy"], seat: 0 };
+  return [
+    ...events.map((event) => plugin.describeEvent(event, ctx)),
+    ...actions.map((action) => plugin.actionLabel(action, null, ctx).label),
+  ];
+}"""
+
+
+@functools.cache
+def engine_trace() -> tuple[list[dict[str, Any]], list[str]]:
+    """Every event and every legal action of a few seeded random games (one of each kind)."""
+    from marsdice.attacks.game import GAME
+
+    events: dict[str, dict[str, Any]] = {}
+    actions: set[str] = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = GAME.start(GAME.variant_from_params({"players": 3, "reroll": "subset"}), rng)
+        while not state.is_terminal:
+            view = GAME.observe(state, state.current_player)
+            actions.update(view["legal_actions"])
+            state = state.apply(rng.choice(state.legal_actions()))
+            for event in GAME.observe(state, None)["events"]:
+                events.setdefault(f"{event['type']}{event.get('extra', '')}", event)
+    return list(events.values()), sorted(actions)
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_every_event_and_action_reads_in_each_language(
+    browser: Any, server: Server, lang: str
+) -> None:
+    events, actions = engine_trace()
+    assert len({e["type"] for e in events}) >= 15 and len(actions) > 20
+    page = new_page(browser, server, lang=lang)
+    page.goto("/static/i18n/en/attacks.json")
+    lines = page.evaluate(DESCRIBE, [lang, events, actions])
+    assert len(lines) == len(events) + len(actions)
+    for line, what in zip(lines, [*events, *actions], strict=True):
+        assert line and "MISSING" not in line and "{" not in line and "undefined" not in line, (
+            what,
+            line,
+        )
     page.context.close()
