@@ -463,10 +463,12 @@ def engine_trace() -> tuple[list[dict[str, Any]], list[str]]:
         rng = random.Random(seed)
         state = GAME.start(GAME.variant_from_params({"players": 3, "reroll": "subset"}), rng)
         while not state.is_terminal:
-            view = GAME.observe(state, state.current_player)
-            actions.update(view["legal_actions"])
-            state = state.apply(rng.choice(state.legal_actions()))
-            for event in GAME.observe(state, None)["events"]:
+            legal = state.legal_actions()
+            if state.current_player >= 0:
+                actions.update(action.text() for action in legal)
+            state = state.apply(rng.choice(legal))
+            observed: dict[str, Any] = dict(GAME.observe(state, None))
+            for event in observed["events"]:
                 events.setdefault(f"{event['type']}{event.get('extra', '')}", event)
     return list(events.values()), sorted(actions)
 
