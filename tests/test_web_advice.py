@@ -4,6 +4,7 @@ advice that comes late when its solve is slow, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import threading
@@ -114,6 +115,43 @@ def test_who_sees_what() -> None:
     assert advice_for(advice, {"hints": False, "fool_check": True}, None) is None
     assert advice_for(advice, {"hints": False, "fool_check": False}, 1) is None
     assert advice_for(None, {"hints": True, "fool_check": True}, 1) is None
+
+
+def test_a_tables_advice_is_worked_out_one_position_at_a_time() -> None:
+    """While one position's solve runs, the table's next positions wait for it (a first
+    three-player solve takes a minute: it must not be started once per position)."""
+    lock = threading.Lock()
+    running: dict[str, int] = {}
+    most: dict[str, int] = {}
+    gate = threading.Event()
+
+    def counting(game: Game, state: GameState) -> Advice:
+        table = "t1" if state is first else "t2"
+        with lock:
+            running[table] = running.get(table, 0) + 1
+            most[table] = max(most.get(table, 0), running[table])
+        gate.wait(10)
+        with lock:
+            running[table] -= 1
+        return Advice(state.current_player, "exact-2p", False, ())
+
+    first = new_game(Variant(players=2, target=6)).apply(Roll.parse("HRRTTCCCKKKKK"))
+    other = first.apply(Take(Face.HUMAN))
+
+    async def scenario() -> list[Advice | None]:
+        advisor = Advisor(counting)
+        tasks = [advisor.start("t1", version, MARTIAN, first) for version in range(3)]
+        tasks.append(advisor.start("t2", 0, MARTIAN, other))
+        assert advisor.start("t1", 1, MARTIAN, first) is tasks[1]  # one task per position
+        await asyncio.sleep(0.05)
+        gate.set()
+        results = await asyncio.gather(*tasks)
+        assert all(advisor.known("t1", version) for version in range(3))
+        return list(results)
+
+    results = asyncio.run(scenario())
+    assert all(result is not None for result in results)
+    assert most == {"t1": 1, "t2": 1}
 
 
 # --- through the server -----------------------------------------------------------------------

@@ -127,12 +127,16 @@ def advice_for(
 
 class Advisor:
     """Computes advice in worker threads, one computation per (table, version), and keeps
-    the last :data:`CACHE_SIZE` results."""
+    the last :data:`CACHE_SIZE` results. A table's computations run one after the other:
+    while a first solve takes a minute (three players), the next positions wait for it
+    instead of each starting the same solve in a thread of its own."""
 
     def __init__(self, evaluate_: Callable[[Game, GameState], Advice] = evaluate) -> None:
         self._evaluate = evaluate_
         self._done: OrderedDict[tuple[str, int], Advice | None] = OrderedDict()
         self._running: dict[tuple[str, int], asyncio.Task[Advice | None]] = {}
+        #: each table's latest computation (the next one waits for it)
+        self._last: dict[str, asyncio.Task[Advice | None]] = {}
 
     def cached(self, table_id: str, version: int) -> Advice | None:
         return self._done.get((table_id, version))
@@ -146,19 +150,31 @@ class Advisor:
         task = self._running.get(key)
         if task is None:
             task = asyncio.get_running_loop().create_task(
-                self._compute(key, game, state), name=f"advice-{table_id}-{version}"
+                self._compute(key, game, state, self._last.get(table_id)),
+                name=f"advice-{table_id}-{version}",
             )
             self._running[key] = task
+            self._last[table_id] = task
         return task
 
-    async def _compute(self, key: tuple[str, int], game: Game, state: GameState) -> Advice | None:
+    async def _compute(
+        self,
+        key: tuple[str, int],
+        game: Game,
+        state: GameState,
+        before: asyncio.Task[Advice | None] | None,
+    ) -> Advice | None:
         try:
+            if before is not None and not before.done():
+                await asyncio.wait({before})
             advice: Advice | None = await asyncio.to_thread(self._evaluate, game, state)
         except Exception:  # no advice is better than a broken table
             log.exception("table %s: no advice for version %d", *key)
             advice = None
         finally:
             self._running.pop(key, None)
+            if self._last.get(key[0]) is asyncio.current_task():
+                del self._last[key[0]]
         self._done[key] = advice
         self._done.move_to_end(key)
         while len(self._done) > CACHE_SIZE:
@@ -169,3 +185,4 @@ class Advisor:
         for task in list(self._running.values()):
             task.cancel()
         self._running.clear()
+        self._last.clear()
