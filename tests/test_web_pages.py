@@ -63,6 +63,8 @@ def test_every_page_route_serves_the_single_page(app_client: TestClient, path: s
     assert "default-src 'self'" in CSP
     assert response.headers["cache-control"] == "no-cache"
     assert response.text == (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    head = app_client.head(path)
+    assert head.status_code == 200 and head.headers["content-security-policy"] == CSP
 
 
 def test_static_files_have_their_types_and_the_csp(app_client: TestClient) -> None:

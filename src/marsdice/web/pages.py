@@ -76,7 +76,7 @@ def add_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
         return FileResponse(index, media_type=MEDIA_TYPES[".html"], headers=PAGE_HEADERS)
 
     for route in ("/", "/t/{table_id}", "/t/{table_id}/review", "/t/{table_id}/replay"):
-        app.add_api_route(route, page, methods=["GET"], include_in_schema=False)
+        app.add_api_route(route, page, methods=["GET", "HEAD"], include_in_schema=False)
 
 
 def lobby_url(host: str, port: int) -> str:
