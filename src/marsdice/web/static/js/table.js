@@ -68,6 +68,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   let joinKey = null;
   let keepFocus = false;
   let renderedBoard = null;
+  let arrivedAt = 0;
   const logKey = `marsdice.log.${tableId}`;
   let log = [];
   try {
@@ -656,7 +657,8 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   }
 
   function render() {
-    const fresh = state ? state.version !== renderedVersion : false;
+    // a step's dice roll for a moment after it arrives, even if the board is drawn again then
+    const fresh = state ? state.version !== renderedVersion || performance.now() - arrivedAt < 1000 : false;
     renderHead();
     renderJoin();
     renderTurn();
@@ -779,6 +781,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   // -- the connection --
   async function onState(message) {
     const wasFinished = finished();
+    if (!state || message.version !== state.version) arrivedAt = performance.now();
     // a game already over when the page opens shows its end in the page, not in a dialog
     if (!state && (message.table?.status === "finished" || message.view?.phase === "over")) endShown = true;
     state = message;
