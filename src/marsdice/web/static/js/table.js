@@ -706,6 +706,15 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     send(action);
   }
 
+  /** What the move costs, in the review's unit for the advice's method (docs/review.md). */
+  function lossLine(loss) {
+    if (loss === null || loss === undefined) return null;
+    const method = state.advice.method;
+    if (method === "solo-expected-turns") return el("p", { text: t("confirm.loss_turns", { value: i18n.num(loss, 2) }) });
+    if (method === "planner-estimate") return el("p", { text: t("confirm.loss_estimate", { value: i18n.num(loss, 2) }) });
+    return el("p", { text: t("confirm.loss", { value: i18n.pct(loss, 1) }) });
+  }
+
   function confirmBlunder(action, advice) {
     const { label } = plugin.actionLabel(action, state.view, pluginCtx());
     const others = (state.advice.choices || []).filter((choice) => !choice.blunder);
@@ -717,9 +726,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     put(confirmDialog,
       el("h2", { id: "confirm-title", text: `⚠ ${t("confirm.title")}` }),
       el("p", { text: t("confirm.text", { action: label }) }),
-      advice.loss !== null && advice.loss !== undefined
-        ? el("p", { text: t("confirm.loss", { value: i18n.pct(advice.loss, 1) }) })
-        : null,
+      lossLine(advice.loss),
       better ? el("p", { class: "hint", text: t("confirm.better", { actions: better }) }) : null,
       el("div", { class: "row" }, back, play),
     );
