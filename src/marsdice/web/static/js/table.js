@@ -457,7 +457,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     put(scoresPanel,
       el("h2", { id: "scores-title", text: t("scores.title") }),
       tableEl,
-      target ? el("p", { class: "hint", text: t("scores.target", { target }) }) : null,
+      target ? el("p", { class: "hint", text: t(view.players === 1 ? "scores.target_solo" : "scores.target", { target }) }) : null,
     );
   }
 
@@ -603,7 +603,9 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     const pctx = pluginCtx();
     const list = names();
     const headline =
-      view.winners.length === 1
+      view.players === 1
+        ? t("end.solo", { count: view.turns[0] })
+        : view.winners.length === 1
         ? view.winners[0] === mySeat
           ? t("end.you_won")
           : t("end.winner", { name: list[view.winners[0]] })

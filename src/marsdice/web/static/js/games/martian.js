@@ -151,9 +151,9 @@ export default {
       const waiting = seats.slice(rays.length + 1);
       return waiting.length ? waiting[0] : null;
     }
+    if (view.players === 1) return null; // solo: always you
     const next = (seat + 1) % view.players;
     if (view.board.end_triggered && next === 0) return null;
-    if (view.players === 1) return seat;
     return next;
   },
 
