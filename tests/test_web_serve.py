@@ -136,14 +136,16 @@ def test_json_logs_carry_the_facts_and_never_a_token(db: Database, tmp_path: Pat
         play(f"ws://127.0.0.1:{server.port}/ws/tables/{table_id}", tokens, stop=None)
     finally:
         server.kill()
-    lines = [json.loads(line) for line in server.log_path.read_text().splitlines() if line]
+    text = server.log_path.read_text()
+    plain = [line for line in text.splitlines() if line and not line.startswith("{")]
+    assert plain == [f"marsdice: lobby at http://127.0.0.1:{server.port}/"]  # on stdout
+    lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
     steps = [line for line in lines if line.get("event") == "step"]
     assert [line["seq"] for line in steps] == list(range(len(steps))) and len(steps) > 3
     assert {line["table"] for line in steps} == {table_id}
     assert {line["actor"] for line in steps} == {"human", "chance"}
     assert any(line["logger"] == "uvicorn.access" for line in lines)  # uvicorn's lines too
-    text = server.log_path.read_text()
     assert all(token not in text for token in tokens)
 
 

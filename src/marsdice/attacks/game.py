@@ -424,8 +424,7 @@ def board(state: State) -> JSONObject:
     players = range(state.players)
 
     def card_data(card: int) -> JSONObject:
-        data = state.card(card).to_dict()
-        data.pop("placeholder", None)
+        data = state.card(card).to_dict()  # with `placeholder`: which numbers are not printed
         data["slug"] = state.slug(card)
         return data
 

@@ -146,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         absence_timeout=args.absence_timeout or None,
         stand_in=args.stand_in,
         allowed_origins=args.allow_origin,
+        announce=(args.host, args.port),
     )
     try:
         uvicorn.run(
