@@ -28,6 +28,7 @@ export async function mount(root, ctx) {
   const { t, api } = ctx;
   const { games } = await api.games();
   let timer = null;
+  let listKey = null;
   let alive = true;
   let gameName = games[0]?.name;
   let readOptions = () => ({});
@@ -227,6 +228,11 @@ export async function mount(root, ctx) {
       return;
     }
     if (!alive) return;
+    // redrawn only when something changed, and the focused link keeps its focus (keyboard users)
+    const key = `${ctx.i18n.lang()}|${JSON.stringify(data.tables.map((table) => [table, api.savedSeat(table.id)]))}`;
+    if (key === listKey) return;
+    listKey = key;
+    const focused = listBox.contains(document.activeElement) ? document.activeElement.getAttribute("href") : null;
     const list = el("ul", { class: "table-list" });
     for (const table of data.tables) {
       const saved = api.savedSeat(table.id);
@@ -263,6 +269,7 @@ export async function mount(root, ctx) {
       el("h2", { id: "tables-title", text: t("lobby.tables") }),
       data.tables.length ? list : el("p", { class: "hint", text: t("lobby.no_tables") }),
     );
+    if (focused) listBox.querySelector(`a[href="${CSS.escape(focused)}"]`)?.focus();
   }
 
   function renderIntro() {
