@@ -29,6 +29,21 @@ export function seedOk(seed) {
   return seed.length <= 64 && /^[\x20-\x7e]*$/.test(seed);
 }
 
+/** The turn logs kept in localStorage (a reload or a new tab of the same table keeps its
+ * log): the 10 tables seen last. */
+function keepLogs(tableId) {
+  const INDEX = "marsdice.logs";
+  let ids;
+  try {
+    ids = JSON.parse(localStorage.getItem(INDEX) || "[]");
+  } catch {
+    ids = [];
+  }
+  ids = [tableId, ...ids.filter((id) => id !== tableId)];
+  for (const old of ids.slice(10)) localStorage.removeItem(`marsdice.log.${old}`);
+  localStorage.setItem(INDEX, JSON.stringify(ids.slice(0, 10)));
+}
+
 function typing(target) {
   return target instanceof HTMLElement && target.closest("input, select, textarea, [contenteditable]");
 }
@@ -72,7 +87,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   const logKey = `marsdice.log.${tableId}`;
   let log = [];
   try {
-    log = JSON.parse(sessionStorage.getItem(logKey) || "[]");
+    log = JSON.parse(localStorage.getItem(logKey) || "[]");
   } catch {
     log = [];
   }
@@ -470,7 +485,8 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     log.push(...fresh);
     if (log.length > LOG_LIMIT) log = log.slice(-LOG_LIMIT);
     try {
-      sessionStorage.setItem(logKey, JSON.stringify(log));
+      localStorage.setItem(logKey, JSON.stringify(log));
+      keepLogs(tableId);
     } catch {
       /* storage full: the log lives on in memory */
     }
