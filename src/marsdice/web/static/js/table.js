@@ -500,7 +500,11 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
       const entry = log[i];
       const seat = entry.e.seat;
       list.append(
-        el("li", { class: `ev ev-${entry.e.type}`, "data-seat": seat ?? null }, plugin.describeEvent(entry.e, pctx)),
+        el(
+          "li",
+          { class: `ev ev-${entry.e.type}${entry.e.first ? " turn-start" : ""}`, "data-seat": seat ?? null },
+          plugin.describeEvent(entry.e, pctx),
+        ),
       );
     }
     put(logPanel,
