@@ -64,8 +64,11 @@ function destroy() {
   view = null;
 }
 
+let routedPath = null;
+
 async function route() {
   const token = ++routeToken;
+  routedPath = location.pathname + location.search;
   destroy();
   main.replaceChildren();
   const path = location.pathname.replace(/\/+$/, "") || "/";
@@ -125,7 +128,10 @@ document.addEventListener("click", (event) => {
   event.preventDefault();
   navigate(url.pathname + url.search);
 });
-window.addEventListener("popstate", route);
+// back and forward between routes; a jump to an anchor (the skip link) is not a new route
+window.addEventListener("popstate", () => {
+  if (location.pathname + location.search !== routedPath) route();
+});
 
 async function start() {
   const select = document.getElementById("lang-select");
