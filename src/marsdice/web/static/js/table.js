@@ -84,6 +84,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   let keepFocus = false;
   let renderedBoard = null;
   let arrivedAt = 0;
+  let connected = false;
   const logKey = `marsdice.log.${tableId}`;
   let log = [];
   try {
@@ -392,7 +393,8 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     else if (active && active !== document.body && !actions.contains(active)) keepFocus = false;
     put(actions);
     const legal = view?.legal_actions || [];
-    const waiting = sentVersion === state?.version;
+    // an action sent on this state awaits its answer, or the connection is down: no second click
+    const waiting = sentVersion === state?.version || !connected;
     actionBar.hidden = !view || finished();
     if (!legal.length) {
       const seat = turnSeat(view);
@@ -408,6 +410,9 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
       return;
     }
     actions.hidden = false;
+    // the advice for this move has come (it may follow the state): tests and styles can tell
+    if (state.advice && state.advice.seat === mySeat) actions.dataset.advice = state.advice.method;
+    else delete actions.dataset.advice;
     actionsHelp.textContent = t("table.shortcuts_help");
     for (const action of legal) {
       const { label, key, face } = plugin.actionLabel(action, view, pluginCtx());
@@ -863,6 +868,9 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   function onStatus(status) {
     connChip.textContent = t(`conn.${status}`);
     connChip.dataset.conn = status;
+    const was = connected;
+    connected = status === "open";
+    if (was !== connected && state) renderActions();
   }
 
   connection = new api.Connection(tableId, {
