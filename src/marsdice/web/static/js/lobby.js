@@ -1,28 +1,12 @@
 // The lobby: create a table (game, the game's options through its plugin, seats as people or
 // bots, table options), the list of open and running tables (refreshed), join, watch, resume.
 
+import { h as el, put } from "./dom.js";
 import { seedOk } from "./table.js";
 
 const NAME_STORE = "marsdice.name";
 const REFRESH_MS = 3000;
 
-/** replaceChildren without the null / false that conditional parts leave. */
-function put(node, ...children) {
-  node.replaceChildren(...children.filter((child) => child !== null && child !== undefined && child !== false));
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  node.append(...children.filter((child) => child !== null && child !== undefined && child !== false));
-  return node;
-}
 
 export async function mount(root, ctx) {
   const { t, api } = ctx;

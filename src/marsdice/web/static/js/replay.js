@@ -2,7 +2,7 @@
 // after it, drawn by the game's own plugin; first / previous / next / last, arrow keys, a
 // slider, a clickable move list and autoplay.
 
-import { h } from "./review.js";
+import { h } from "./dom.js";
 
 const NS = "review:";
 const AUTOPLAY_MS = 900;

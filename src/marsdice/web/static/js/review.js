@@ -3,6 +3,8 @@
 // luck, then every decision with the move played, the best move and what it lost, in the
 // review's own unit (win probability, expected turns, or the planner's estimates).
 
+import { h } from "./dom.js";
+
 const NS = "review:";
 // a mark is shown as a symbol and a word, never by colour alone
 export const MARK_SYMBOLS = {
@@ -16,21 +18,6 @@ export const MARK_SYMBOLS = {
 };
 const ERRORS = new Set(["inaccuracy", "mistake", "blunder"]);
 
-export function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") el.className = value;
-    else if (key === "text") el.textContent = value;
-    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
 
 /** Numbers in the review's unit: win probabilities in %, losses in points; turns; planner VP. */
 export function units(review, ctx) {

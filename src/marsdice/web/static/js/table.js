@@ -3,26 +3,11 @@
 // the last-round notice, the fool-check confirmation, the hints panel, the fairness panel,
 // the rules dialog and the end screen. Everything arrives through the WebSocket's `state`.
 
+import { h as el, put } from "./dom.js";
+
 const NAME_STORE = "marsdice.name";
 const LOG_LIMIT = 300;
 
-/** replaceChildren without the null / false that conditional parts leave. */
-function put(node, ...children) {
-  node.replaceChildren(...children.filter((child) => child !== null && child !== undefined && child !== false));
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  node.append(...children.filter((child) => child !== null && child !== undefined && child !== false));
-  return node;
-}
 
 /** A player's seed as the server takes it: up to 64 printable ASCII characters. */
 export function seedOk(seed) {

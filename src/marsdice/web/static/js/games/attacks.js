@@ -2,6 +2,8 @@
 // src/marsdice/attacks/game.py board()). The page knows no rule: everything shown comes from the
 // server's view, and every text from i18n/{lang}/attacks.json.
 
+import { h } from "../dom.js";
+
 const NS = "attacks:";
 const SVG = "http://www.w3.org/2000/svg";
 const FACES = { H: "head", R: "ray", N: "nuke" };
@@ -19,22 +21,6 @@ function tr(t, key, params) {
   return t(NS + key, all);
 }
 
-/** A small DOM builder: h("div", {class: "x"}, child, "text"). */
-export function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") el.className = value;
-    else if (key === "text") el.textContent = value;
-    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
 
 function svg(tag, attrs, ...children) {
   const el = document.createElementNS(SVG, tag);

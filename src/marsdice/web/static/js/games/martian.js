@@ -2,6 +2,8 @@
 // rays, the Earthlings taken, the roll-off), event lines, action labels and hint rows.
 // view.board is MartianDice.observe's layout (src/marsdice/martian/game.py).
 
+import { h as el } from "../dom.js";
+
 const FACES = ["tanks", "rays", "humans", "cows", "chickens"];
 const LETTERS = ["T", "R", "H", "C", "K"];
 const KEYS = { rays: "r", humans: "h", cows: "c", chickens: "k", stop: "s", roll: "d" };
@@ -18,17 +20,6 @@ const ICONS = {
     '<circle cx="10.5" cy="14" r="6.5"/><circle cx="16.5" cy="7" r="3.3"/><polygon points="19.3,6 23,7.4 19.3,8.8"/><path d="M15 3.5q1.2-2.5 2.4 0q1.2-2.5 2.4 0" fill="none" stroke="currentColor" stroke-width="1.6"/><path d="M9 20v3M12.5 20v3" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/><circle cx="17.3" cy="6.5" r="0.8" class="hole"/>',
 };
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  node.append(...children.filter((child) => child !== null && child !== undefined));
-  return node;
-}
 
 function faceName(t, face, count) {
   return t(`martian:face.${face}`, { count });
