@@ -526,7 +526,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     put(hintsPanel,
       el("h2", { id: "hints-title", text: t("hints.title", { name: names()[advice.seat] ?? "" }) }),
       list,
-      el("p", { class: "hint", text: t(`hints.method.${advice.method}`, { fallback: advice.method }) + (advice.estimate ? ` · ${t("hints.estimate")}` : "") }),
+      el("p", { class: "hint", text: t(`hints.method.${advice.method}`, { fallback: advice.method }) + (advice.estimate && advice.method !== "planner-estimate" ? ` · ${t("hints.estimate")}` : "") }),
     );
   }
 
