@@ -38,8 +38,13 @@ typecheck: $(STAMP)
 
 # -rs lists every skipped test with its reason (the PostgreSQL tests without
 # MARSDICE_TEST_DATABASE_URL, see .ci/run)
+# The browser tests run on their own: Playwright's driver shares the process's stderr, and a
+# failure there must not disturb pytest's output capture for the other tests.
+BROWSER_TESTS := tests/test_browser_martian.py tests/test_browser_attacks.py
+
 pytest: $(STAMP)
-	$(BIN)/pytest -n 2 -rs
+	$(BIN)/pytest -n 2 -rs $(addprefix --ignore=,$(BROWSER_TESTS))
+	$(BIN)/pytest -n 2 -rs $(BROWSER_TESTS)
 
 test: lint typecheck pytest
 

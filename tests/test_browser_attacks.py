@@ -133,7 +133,9 @@ def test_a_person_plays_a_whole_game_against_two_bots(
     final = httpx.get(f"{server.base}/api/tables/{table_id}", timeout=10).json()
     assert final["status"] == "finished"
     played = finished_game["played"]
-    assert (any(a.startswith("@") for a in played) and "stop" in played) or "reroll" in played
+    # the server's dice decide how long it lasts: a short game may never offer a reroll or a
+    # stop to the person, so only a declared target is certain
+    assert any(a.startswith("@") for a in played), played
     # the buttons carry readable labels, not the notation
     labels = finished_game["labels"]
     target = next(a for a in played if a.startswith("@"))
