@@ -152,3 +152,16 @@ def test_json_logs_carry_the_facts_and_never_a_token(db: Database, tmp_path: Pat
 def test_an_unknown_stand_in_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--stand-in", "nobody"]) == 2
     assert "--stand-in: unknown bot 'nobody'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [("redis://127.0.0.1:1/0", "Connection refused"), ("nonsense://x", "scheme")],
+)
+def test_an_unusable_redis_is_one_line_before_the_server_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str, reason: str
+) -> None:
+    database = f"sqlite:///{tmp_path / 'r.sqlite3'}"
+    assert main(["serve", "--database-url", database, "--redis-url", url]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot use Redis at" in err and reason in err, err

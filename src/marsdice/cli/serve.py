@@ -42,6 +42,12 @@ class BadStandIn(MarsDiceError):
     exit_code = 2
 
 
+class RedisUnavailable(MarsDiceError):
+    """The Redis URL is malformed, or Redis does not answer."""
+
+    exit_code = 2
+
+
 class DatabaseUnavailable(MarsDiceError):
     """The database URL is malformed, or the database cannot be reached or migrated."""
 
@@ -136,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
     logging.config.dictConfig(config)
     database = open_database(args.database_url)
     redis_url = args.redis_url or os.environ.get(REDIS_ENV, "").strip() or None
+    if redis_url is not None:
+        check_redis(redis_url)
     claim = claim_database(database, redis_url)
     app = create_app(
         database=database,
@@ -178,6 +186,20 @@ def check_stand_in(name: str | None) -> None:
     known = sorted({bot.name for game in all_games() for bot in game.bots})
     if name not in known:
         raise BadStandIn(f"--stand-in: unknown bot {name!r}; bots: {', '.join(known)}")
+
+
+def check_redis(url: str) -> None:
+    """Ping Redis before the server starts, so that a bad URL or a Redis that is down ends in
+    one line (not a traceback from the server's start-up)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        client.ping()
+        client.close()
+    except (redis.RedisError, OSError, ValueError) as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise RedisUnavailable(f"cannot use Redis at {url}: {reason}") from None
 
 
 def open_database(url: str | None) -> Database:
