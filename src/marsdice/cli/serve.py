@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(ValueError, OSError, AttributeError):  # no real stderr
             if sys.__stderr__ is not None:
                 faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
-    config = log_config(args.log_level, getattr(args, "log_format", "text"))
+    config = log_config(args.log_level, args.log_format)
     logging.config.dictConfig(config)
     database = open_database(args.database_url)
     redis_url = args.redis_url or os.environ.get(REDIS_ENV, "").strip() or None
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         database=database,
         claim=claim,
         redis_url=redis_url,
-        lease_seconds=getattr(args, "lease_seconds", 5.0),
+        lease_seconds=args.lease_seconds,
         bot_delay=args.bot_delay,
         absence_timeout=args.absence_timeout or None,
         stand_in=args.stand_in,

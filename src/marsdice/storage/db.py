@@ -129,6 +129,15 @@ class Database:
     def dispose(self) -> None:
         self.engine.dispose()
 
+    def answers(self) -> bool:
+        """Whether the database takes a query now (the health check)."""
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(text("select 1"))
+        except Exception:
+            return False
+        return True
+
     def namespace(self) -> str:
         """A short name for this database (server, database, schema), the same in every
         process that uses it: the prefix of the Redis keys the processes share."""

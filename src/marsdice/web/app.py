@@ -88,7 +88,6 @@ def create_app(
     cluster: Cluster = (
         RedisCluster(
             redis_url,
-            "",
             lease_seconds=lease_seconds,
             sweep_seconds=sweep_seconds,
             running=lambda: asyncio.to_thread(tables.running_ids, db),
@@ -108,7 +107,7 @@ def create_app(
         tables=lambda: tables.count_by_status(db),
         clients=hub.connections,
         cached=lambda: len(hub.cached_tables()),
-        leases=lambda: len(cluster.held()) if cluster.distributed else len(hub.cached_tables()),
+        leases=lambda: len(cluster.held()),
         takeovers=lambda: cluster.takeovers,
     )
 
@@ -120,9 +119,7 @@ def create_app(
         )
         try:
             if isinstance(cluster, RedisCluster):
-                namespace = await asyncio.to_thread(db.namespace)
-                cluster.prefix = f"marsdice:{namespace}"
-                cluster.channel = f"{cluster.prefix}:news"
+                cluster.use_namespace(await asyncio.to_thread(db.namespace))
             await cluster.start(hub, hub.local_seats)
             await hub.resume_all()
             log.info(
@@ -181,7 +178,7 @@ def create_app(
     async def health() -> JSONResponse:
         """For a load balancer: 200 when this process can reach its database (and Redis),
         503 otherwise."""
-        database_ok = await asyncio.to_thread(_database_answers, db)
+        database_ok = await asyncio.to_thread(db.answers)
         redis_ok = await cluster.ping() if cluster.distributed else None
         ok = database_ok and redis_ok is not False
         body = {
@@ -380,17 +377,6 @@ def _review(db: Database, table_id: str) -> dict[str, Any]:
     live = tables.finished_live(db, table_id)
     review = review_game(live.game, live.start, live.moves(), live.table.names)
     return dict(review.to_json())
-
-
-def _database_answers(db: Database) -> bool:
-    from sqlalchemy import text
-
-    try:
-        with db.engine.connect() as connection:
-            connection.execute(text("select 1"))
-    except Exception:
-        return False
-    return True
 
 
 def _origin_allowed(origin: str | None, host: str | None, allowed: Sequence[str]) -> bool:

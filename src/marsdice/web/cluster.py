@@ -122,7 +122,6 @@ class RedisCluster(Cluster):
     def __init__(
         self,
         url: str,
-        namespace: str,
         *,
         lease_seconds: float = 5.0,
         sweep_seconds: float = 1.0,
@@ -130,8 +129,7 @@ class RedisCluster(Cluster):
     ) -> None:
         super().__init__()
         self.url = url
-        self.prefix = f"marsdice:{namespace}"
-        self.channel = f"{self.prefix}:news"
+        self.use_namespace("")
         self.lease_ms = int(lease_seconds * 1000)
         self.sweep_seconds = sweep_seconds
         self._running = running
@@ -140,6 +138,12 @@ class RedisCluster(Cluster):
         self._tasks: list[asyncio.Task[None]] = []
         self._redis: Redis | None = None
         self._sweep_now = asyncio.Event()
+
+    def use_namespace(self, namespace: str) -> None:
+        """Key the shared names by the database (:meth:`Database.namespace`), so that two
+        deployments on one Redis never mix; call before :meth:`start`."""
+        self.prefix = f"marsdice:{namespace}"
+        self.channel = f"{self.prefix}:news"
 
     @property
     def redis(self) -> Redis:

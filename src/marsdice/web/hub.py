@@ -92,7 +92,8 @@ class Hub:
         self._clients: dict[str, set[Client]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._pending: set[str] = set()
-        self._bots: dict[tuple[str, int, str], Bot] = {}
+        #: table -> (seat, bot name) -> its bot, so a table's bots go with it in one step
+        self._bots: dict[str, dict[tuple[int, str], Bot]] = {}
         #: the stored version each table had when this process last looked (for the sweep)
         self._seen: dict[str, int] = {}
 
@@ -185,15 +186,14 @@ class Hub:
         self._pending.discard(table_id)
         if not self.cluster.distributed:
             self._seen.pop(table_id, None)  # (a lease holder keeps it: its sweep compares)
-        for key in [key for key in self._bots if key[0] == table_id]:
-            del self._bots[key]
+        self._bots.pop(table_id, None)
         for timer_key in [k for k in self._timers if k[0] == table_id]:
             del self._timers[timer_key]
 
     def cached_tables(self) -> set[str]:
         """The tables this process holds anything of (for tests and metrics)."""
         held = set(self._live) | set(self._locks) | set(self._clients)
-        held |= {key[0] for key in self._bots} | {key[0] for key in self._timers}
+        held |= set(self._bots) | {key[0] for key in self._timers}
         return held | {t for t, task in self._drivers.items() if not task.done()}
 
     def _connected(self, table_id: str, seat: int) -> bool:
@@ -551,12 +551,12 @@ class Hub:
             name = self.stand_in
         else:
             name = live.game.default_opponent
-        key = (live.table.id, seat, name)
-        bot = self._bots.get(key)
+        bots = self._bots.setdefault(live.table.id, {})
+        bot = bots.get((seat, name))
         if bot is None:
             digest = hashlib.sha256(live.table.server_seed + bytes([seat])).digest()
             bot = make_bot(live.game, name, seed=int.from_bytes(digest[:8], "big"))
-            self._bots[key] = bot
+            bots[(seat, name)] = bot
         return bot
 
     async def resume_all(self) -> None:

@@ -3,6 +3,7 @@
 // slider, a clickable move list and autoplay.
 
 import { h } from "./dom.js";
+import { loadFinished } from "./review.js";
 
 const NS = "review:";
 const AUTOPLAY_MS = 900;
@@ -22,22 +23,9 @@ export function seatNames(table, players, t, fallback) {
 export async function mount(el, tableId, ctx) {
   const t = (key, params) => ctx.t(NS + key, params || {});
   el.replaceChildren(h("p", { class: "loading", role: "status", text: t("loading_replay") }));
-  let replay;
-  let table = null;
-  try {
-    [replay, table] = await Promise.all([ctx.api.replay(tableId), ctx.api.table(tableId).catch(() => null)]);
-  } catch (error) {
-    const finishedYet = error && error.status === 409;
-    el.replaceChildren(
-      h(
-        "div",
-        { class: "rv-page" },
-        h("p", { class: "error-box", role: "alert", text: finishedYet ? t("not_finished") : ctx.errorText(error) }),
-        h("a", { href: `/t/${tableId}`, "data-link": "" }, t("back_table")),
-      ),
-    );
-    return { destroy() {} };
-  }
+  const loaded = await loadFinished(el, tableId, ctx, t, () => ctx.api.replay(tableId));
+  if (loaded === null) return { destroy() {} };
+  const [replay, table] = loaded;
   const steps = replay.steps || [];
   const views = [replay.start, ...steps.map((step) => step.view)];
   const game = (replay.start && replay.start.game) || (table && table.game);

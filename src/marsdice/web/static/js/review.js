@@ -244,14 +244,14 @@ function render(el, review, table, plugin, ctx, filters) {
   );
 }
 
-/** The review page of table `tableId`. */
-export async function mount(el, tableId, ctx) {
-  const t = (key, params) => ctx.t(NS + key, params || {});
-  el.replaceChildren(h("p", { class: "loading rv-loading", role: "status", text: t("loading") }));
-  let review;
-  let table = null;
+/**
+ * The data of a finished table's page (`load()`: the review or the replay) with the table
+ * itself (null if that fails); on failure the page says why (not over yet, or the server's
+ * error) with a way back, and null is returned.
+ */
+export async function loadFinished(el, tableId, ctx, t, load) {
   try {
-    [review, table] = await Promise.all([ctx.api.review(tableId), ctx.api.table(tableId).catch(() => null)]);
+    return await Promise.all([load(), ctx.api.table(tableId).catch(() => null)]);
   } catch (error) {
     const finishedYet = error && error.status === 409;
     el.replaceChildren(
@@ -262,8 +262,17 @@ export async function mount(el, tableId, ctx) {
         h("a", { href: `/t/${tableId}`, "data-link": "" }, t("back_table")),
       ),
     );
-    return { destroy() {} };
+    return null;
   }
+}
+
+/** The review page of table `tableId`. */
+export async function mount(el, tableId, ctx) {
+  const t = (key, params) => ctx.t(NS + key, params || {});
+  el.replaceChildren(h("p", { class: "loading rv-loading", role: "status", text: t("loading") }));
+  const loaded = await loadFinished(el, tableId, ctx, t, () => ctx.api.review(tableId));
+  if (loaded === null) return { destroy() {} };
+  const [review, table] = loaded;
   let plugin = null;
   try {
     plugin = await ctx.plugin(review.game);
