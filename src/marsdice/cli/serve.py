@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import faulthandler
-import logging
-import logging.config
 import os
 import signal
 import sys
@@ -131,15 +129,14 @@ def run(args: argparse.Namespace) -> int:
             f"marsdice serve needs the web extra ({error.name} is missing): "
             "pip install 'marsdice[web]'"
         ) from None
-    from marsdice.web.logs import log_config
+    from marsdice.web.logs import configure_logging
 
     check_stand_in(args.stand_in)
     if hasattr(signal, "SIGUSR1"):  # `kill -USR1 PID`: every thread's stack to stderr
         with contextlib.suppress(ValueError, OSError, AttributeError):  # no real stderr
             if sys.__stderr__ is not None:
                 faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
-    config = log_config(args.log_level, args.log_format)
-    logging.config.dictConfig(config)
+    configure_logging(args.log_level, args.log_format)
     database = open_database(args.database_url)
     redis_url = args.redis_url or os.environ.get(REDIS_ENV, "").strip() or None
     if redis_url is not None:
@@ -162,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             log_level=args.log_level,
-            log_config=config,
+            log_config=None,  # configured above, without closing others' handlers
             ws_max_size=WS_MAX_BYTES,
             server_header=False,
             timeout_graceful_shutdown=10,
