@@ -20,11 +20,12 @@ from marsdice.bots.attacks_planner import PlannerBot, estimates
 from marsdice.bots.base import Bot, RandomBot
 from marsdice.core.dice import dice_outcomes
 from marsdice.core.game import play_out
+from marsdice.games import registration
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A bot by its name in the game's list (built as the registry builds it)."""
-    spec = next(spec for spec in GAME.bots if spec.name == name)
+    spec = next(spec for spec in registration(GAME).bots if spec.name == name)
     module, _, attribute = spec.factory.partition(":")
     factory = getattr(importlib.import_module(module), attribute)
     bot = factory(seed=seed)
@@ -149,8 +150,8 @@ def test_the_solver_matches_play_through_the_engine(
 
 
 def test_the_attacks_bots_are_listed_planner_first() -> None:
-    assert [spec.name for spec in GAME.bots] == ["planner", "heuristic", "random"]
-    assert GAME.default_opponent == "planner"
+    assert [spec.name for spec in registration(GAME).bots] == ["planner", "heuristic", "random"]
+    assert registration(GAME).default_opponent == "planner"
     assert isinstance(make_bot("random", seed=3), RandomBot)
 
 

@@ -18,6 +18,7 @@ from marsdice.bots.martian_heuristic import CautiousBot
 from marsdice.core import RecordError, VariantError
 from marsdice.core.game import JSON, Game, GameState
 from marsdice.core.record import GameRecord
+from marsdice.games import registration
 from marsdice.martian import (
     CONTINUE,
     GAME,
@@ -44,9 +45,10 @@ def test_the_game_object() -> None:
         1,
         10,
     )
-    assert [spec.name for spec in GAME.bots] == ["winprob", "expected", "cautious", "random"]
-    assert GAME.default_opponent == "winprob"
-    assert GAME.view == "marsdice.cli.martian_view"
+    entry = registration(GAME)
+    assert [spec.name for spec in entry.bots] == ["winprob", "expected", "cautious", "random"]
+    assert entry.default_opponent == "winprob"
+    assert entry.view == "marsdice.cli.martian_view:VIEW"
     assert GAME.default_variant(3) == Variant(players=3)
 
 

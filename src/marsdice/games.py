@@ -1,40 +1,153 @@
-"""The games this package knows: each is one :class:`~marsdice.core.game.Game` object,
-registered here once. Its bots and terminal view are named by the object itself, so adding a
-game means writing its package and adding one line to :data:`REGISTERED`.
+"""The games this package knows, each registered here once with everything the layers above
+load for it.
+
+A game is one engine package (its :class:`~marsdice.core.game.Game` object) plus one
+:class:`Registration` in :data:`REGISTERED`: its bots, terminal view, valuator (the game
+review's method), advice (the hints' figures), research encoder and browser plugin, each a
+lazy ``"module:attribute"`` entry imported only when that layer asks for it (listing bots
+never loads numpy, the server never imports the terminal views). The engines name none of
+these; no layer above asks which game it has: it asks the registration or the game's
+:class:`~marsdice.core.game.GameType`.
 
 >>> get_game("martian").title
 'Martian Dice'
 >>> sorted(game_names())
 ['attacks', 'martian']
+>>> registration("attacks").default_opponent
+'planner'
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from typing import Final
+from typing import Any, Final
 
 from marsdice.core.errors import RecordError
 from marsdice.core.game import Game
 from marsdice.core.record import GameRecord
 
-#: each game's object as ``"module:attribute"`` (the engines are standard library only, so
-#: importing them is cheap; the indirection keeps this module free of import cycles)
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A bot a game offers, by name; ``factory`` is ``"module:callable"`` (called with
+    ``seed=``), imported only when the bot is built."""
+
+    name: str
+    description: str
+    factory: str
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserPlugin:
+    """A game's part of the browser client: its ES module under ``web/static/`` (default
+    export: the plugin object, ``docs/browser.md``) and its translation namespace."""
+
+    module: str
+    namespace: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """One game and its providers. Each provider is ``"module:attribute"``:
+
+    - ``view``: the terminal view (a :class:`marsdice.cli.view.GameView`);
+    - ``valuator``: ``factory(game, start) -> Valuator`` (:mod:`marsdice.review.core`);
+    - ``advice``: ``figures(state) -> {notation: figures or None}`` for the hints panel;
+    - ``encoder``: ``factory(variant, max_moves) -> Encoder``
+      (:mod:`marsdice.core.encoding`).
+    """
+
+    game: str
+    bots: tuple[BotSpec, ...]
+    #: the bot ``marsdice play`` and an absent player's stand-in use by default
+    default_opponent: str
+    view: str
+    valuator: str
+    advice: str
+    encoder: str
+    plugin: BrowserPlugin
+
+
+def _random_bot() -> BotSpec:
+    return BotSpec("random", "uniformly random legal moves", "marsdice.bots.base:RandomBot")
+
+
+#: every game, once
 REGISTERED: Final = (
-    "marsdice.martian.game:GAME",
-    "marsdice.attacks.game:GAME",
+    Registration(
+        game="marsdice.martian.game:GAME",
+        bots=(
+            BotSpec(
+                "winprob",
+                "solver: the highest chance to win (exact for 2 and 3 players, approximate "
+                "for 4+, fewest turns solo)",
+                "marsdice.bots.martian_solver:WinProbabilityBot",
+            ),
+            BotSpec(
+                "expected",
+                "solver: the highest expected score each turn (3.11 points a turn)",
+                "marsdice.bots.martian_solver:ExpectedScoreBot",
+            ),
+            BotSpec(
+                "cautious",
+                "heuristic: guards against tanks, banks points early",
+                "marsdice.bots.martian_heuristic:CautiousBot",
+            ),
+            _random_bot(),
+        ),
+        default_opponent="winprob",
+        view="marsdice.cli.martian_view:VIEW",
+        valuator="marsdice.review.martian:valuator",
+        advice="marsdice.review.martian:advice_figures",
+        encoder="marsdice.martian.encoding:encoder",
+        plugin=BrowserPlugin("js/games/martian.js", "martian"),
+    ),
+    Registration(
+        game="marsdice.attacks.game:GAME",
+        bots=(
+            BotSpec(
+                "planner",
+                "exact turn solver: maximises expected VP, values progress left on cards",
+                "marsdice.bots.attacks_planner:PlannerBot",
+            ),
+            BotSpec(
+                "heuristic",
+                "rules of thumb: rich likely targets, stops three nukes short of the limit",
+                "marsdice.bots.attacks_heuristic:HeuristicBot",
+            ),
+            _random_bot(),
+        ),
+        default_opponent="planner",
+        view="marsdice.cli.attacks_view:VIEW",
+        valuator="marsdice.review.attacks:valuator",
+        advice="marsdice.review.attacks:advice_figures",
+        encoder="marsdice.attacks.encoding:encoder",
+        plugin=BrowserPlugin("js/games/attacks.js", "attacks"),
+    ),
 )
+
+#: the provider fields of a :class:`Registration` (the contract test loads each)
+PROVIDERS: Final = ("view", "valuator", "advice", "encoder")
+
+
+def load(entry: str) -> Any:
+    """The object a ``"module:attribute"`` entry names, imported now."""
+    module, sep, attribute = entry.partition(":")
+    if not sep or not attribute:
+        raise ValueError(f"{entry!r} is not 'module:attribute'")
+    return getattr(import_module(module), attribute)
 
 
 @cache
-def _registry() -> dict[str, Game]:
-    games: dict[str, Game] = {}
-    for path in REGISTERED:
-        module, _, attribute = path.partition(":")
-        game = getattr(import_module(module), attribute)
+def _registry() -> dict[str, tuple[Game, Registration]]:
+    games: dict[str, tuple[Game, Registration]] = {}
+    for entry in REGISTERED:
+        game = load(entry.game)
         if not isinstance(game, Game):
-            raise TypeError(f"{path} is not a Game")
-        games[game.name] = game
+            raise TypeError(f"{entry.game} is not a Game")
+        games[game.name] = (game, entry)
     return games
 
 
@@ -44,7 +157,7 @@ def game_names() -> tuple[str, ...]:
 
 
 def all_games() -> tuple[Game, ...]:
-    return tuple(_registry().values())
+    return tuple(game for game, _ in _registry().values())
 
 
 def get_game(name: str) -> Game:
@@ -52,7 +165,22 @@ def get_game(name: str) -> Game:
     games = _registry()
     if name not in games:
         raise ValueError(f"unknown game {name!r}: choose one of {', '.join(sorted(games))}")
-    return games[name]
+    return games[name][0]
+
+
+def registration(game: str | Game) -> Registration:
+    """A game's registration (its providers), by name or object."""
+    name = game.name if isinstance(game, Game) else game
+    get_game(name)  # the message for an unknown name
+    return _registry()[name][1]
+
+
+def provider(game: str | Game, kind: str) -> Any:
+    """One of a game's providers (``"view"``, ``"valuator"``, ``"advice"``,
+    ``"encoder"``), imported now."""
+    if kind not in PROVIDERS:
+        raise ValueError(f"unknown provider {kind!r}: one of {', '.join(PROVIDERS)}")
+    return load(getattr(registration(game), kind))
 
 
 def read_record(text: str) -> tuple[Game, GameRecord]:
@@ -61,4 +189,4 @@ def read_record(text: str) -> tuple[Game, GameRecord]:
     games = _registry()
     if record.game not in games:
         raise RecordError(f"unknown game {record.game!r}: known games are {', '.join(games)}")
-    return games[record.game], record
+    return games[record.game][0], record

@@ -41,7 +41,7 @@ from marsdice.bots.base import Bot
 from marsdice.bots.registry import bot_spec, make_bot
 from marsdice.core.errors import VariantError
 from marsdice.core.game import JSON, GameState
-from marsdice.games import get_game
+from marsdice.games import get_game, registration
 
 np: Any = require("numpy")
 gym: Any = require("gymnasium")
@@ -71,7 +71,7 @@ class MarsDiceEnv(gym.Env):  # type: ignore[misc]
         if not 0 <= seat < players:
             raise VariantError(f"seat must be 0-{players - 1}, got {seat}")
         self.seat = seat
-        self.opponent = opponent or self.game.default_opponent
+        self.opponent = opponent or registration(self.game).default_opponent
         bot_spec(self.game, self.opponent)  # an unknown bot is refused now, not at reset
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from functools import cache
 from math import comb
 from typing import ClassVar, Final
@@ -106,7 +107,17 @@ from marsdice.attacks.variant import (
 )
 from marsdice.core.dice import compositions
 from marsdice.core.errors import RecordError, VariantError
-from marsdice.core.game import JSON, BotSpec, Event, Game, GameState, JSONObject
+from marsdice.core.game import (
+    JSON,
+    ChanceMode,
+    Event,
+    Game,
+    GameState,
+    GameType,
+    Information,
+    JSONObject,
+    Utility,
+)
 from marsdice.core.game import Action as AnyAction
 from marsdice.core.game import Variant as AnyVariant
 from marsdice.core.record import GameRecord
@@ -143,6 +154,18 @@ REROLL_SLOTS: Final = DICE
 _ROLL_OFFSETS: Final = tuple(sum(comb(m + 2, 2) for m in range(1, n)) for n in range(DICE + 2))
 ROLL_OUTCOMES: Final = _ROLL_OFFSETS[DICE + 1]
 
+#: the moves one turn is counted as for :meth:`MarsAttacks.turn_moves` (random play averages
+#: about 3; a turn has no bound of its own)
+TURN_MOVES: Final = 30
+
+#: face-down stacks and a box of unseen cards; the deal is hidden setup
+GAME_TYPE: Final = GameType(
+    information=Information.IMPERFECT,
+    chance=ChanceMode.EXPLICIT,
+    utility=Utility.SHARED_WIN,
+    hidden_setup=True,
+)
+
 
 class MarsAttacks(Game):
     """Mars Attacks: The Dice Game (see ``docs/rules-attacks.md``)."""
@@ -151,21 +174,7 @@ class MarsAttacks(Game):
     title: ClassVar[str] = "Mars Attacks: The Dice Game"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
-    bots: ClassVar[tuple[BotSpec, ...]] = (
-        BotSpec(
-            "planner",
-            "exact turn solver: maximises expected VP, values progress left on cards",
-            "marsdice.bots.attacks_planner:PlannerBot",
-        ),
-        BotSpec(
-            "heuristic",
-            "rules of thumb: rich likely targets, stops three nukes short of the limit",
-            "marsdice.bots.attacks_heuristic:HeuristicBot",
-        ),
-        BotSpec("random", "uniformly random legal moves", "marsdice.bots.base:RandomBot"),
-    )
-    view: ClassVar[str] = "marsdice.cli.attacks_view"
-    default_opponent: ClassVar[str] = "planner"
+    game_type: ClassVar[GameType] = GAME_TYPE
 
     # -- variants --
 
@@ -301,21 +310,100 @@ class MarsAttacks(Game):
         """What a seat (or a spectator, ``None``) sees: see the module. Everything in it is
         public: no face-down card, no box content, no Memphis draw."""
         s = as_state(state)
-        to_act = viewer is not None and viewer == s.current_player
-        return {
-            "game": self.name,
-            "viewer": viewer,
-            "players": s.players,
-            "phase": s.phase.value,
-            "current_player": s.current_player,
-            "scores": list[JSON](s.scores),
-            "turns": list[JSON](s.turns),
-            "rounds": s.rounds,
-            "winners": list[JSON](s.winners),
-            "events": [event.to_json() for event in s.events],
-            "legal_actions": [a.text() for a in s.legal_actions()] if to_act else [],
-            "board": board(s),
-        }
+        view = self.common_view(s, viewer)
+        view["phase"] = s.phase.value
+        view["board"] = board(s)
+        return view
+
+    def turn_seat(self, state: GameState) -> int | None:
+        """The seat playing its turn, also while its dice roll or Memphis draws."""
+        s = as_state(state)
+        return None if s.is_terminal else s.seat
+
+    def next_seat(self, state: GameState) -> int | None:
+        """The next seat in order; none when the last round ends with this turn. An extra
+        turn (San Francisco, Indianapolis) is only known once its capture has happened."""
+        seat = self.turn_seat(state)
+        if seat is None:
+            return None
+        s = as_state(state)
+        following = (seat + 1) % s.players
+        return None if s.end_triggered and following == 0 else following
+
+    def tie_rule(self, state: GameState, seats: Sequence[int]) -> str:
+        """Equal VP: more cards captured place first, then who reached the score first."""
+        s = as_state(state)
+        places = s.placings()
+        by_cards: dict[int, set[int]] = {}
+        for seat in seats:
+            by_cards.setdefault(len(s.owned[seat]), set()).add(places[seat])
+        return "reached_first" if any(len(got) > 1 for got in by_cards.values()) else "cards"
+
+    def turn_moves(self, variant: AnyVariant) -> int:
+        """A generous count (:data:`TURN_MOVES`): a Mars Attacks turn has no bound."""
+        del variant
+        return TURN_MOVES
+
+    # -- the hidden deal --
+
+    def setup_outcomes(
+        self, variant: AnyVariant, dealt: Sequence[AnyAction]
+    ) -> Sequence[tuple[AnyAction, Fraction]]:
+        """The next card of the deal (one of those not dealt yet, uniformly: the same
+        distribution as :meth:`start`'s shuffle), as a draw; nothing once the 4 stacks of
+        one card per player are dealt."""
+        v = _variant(variant)
+        if len(dealt) >= STACKS * v.players:
+            return ()
+        taken = {action.text() for action in dealt}
+        left = [Draw(card.slug) for card in v.cards if Draw(card.slug).text() not in taken]
+        share = Fraction(1, len(left))
+        return tuple((draw, share) for draw in left)
+
+    def start_from_setup(self, variant: AnyVariant, dealt: Sequence[AnyAction]) -> State:
+        """The opening once the deal is done: stack k holds the k-th ``players`` cards."""
+        v = _variant(variant)
+        n = v.players
+        if len(dealt) != STACKS * n:
+            raise ValueError(f"the deal has {STACKS * n} cards, got {len(dealt)}")
+        slugs = [action.text().removeprefix("draw:") for action in dealt]
+        return new_game(v, [slugs[i * n : (i + 1) * n] for i in range(STACKS)])
+
+    # -- what a viewer saw, made whole again --
+
+    def parse_public(self, state: GameState, text: str) -> AnyAction:
+        """A face-down draw (``draw``) stands for any card of the box: the first will do."""
+        s = as_state(state)
+        if text == HIDDEN_DRAW and s.box:
+            return Draw(s.slug(s.box[0]))
+        return s.parse_action(text)
+
+    def resample(
+        self,
+        variant: AnyVariant,
+        public_log: Sequence[str],
+        view: JSONObject,
+        rng: random.Random,
+        *,
+        earlier: Mapping[int, JSON] | None = None,
+    ) -> State:
+        """The determinizer (:func:`marsdice.attacks.determinize.determinize`): exact in
+        everything the viewer sees, the face-down cards a sample drawn with ``rng``; the
+        face-up cards seen at ``earlier`` versions (:meth:`memo`) make that search direct."""
+        from marsdice.attacks.determinize import determinize
+
+        tops: dict[int, tuple[str | None, ...]] = {}
+        for version, memo in (earlier or {}).items():
+            if isinstance(memo, list):
+                tops[version] = tuple(None if top is None else str(top) for top in memo)
+        return determinize(_variant(variant), public_log, view, rng, tops=tops)
+
+    def memo(self, view: JSONObject) -> JSON:
+        """The face-up card of each stack (its name, None: empty): what :meth:`resample`
+        narrows the deal with."""
+        from marsdice.attacks.determinize import public_tops
+
+        return list[JSON](public_tops(view))
 
     def redact(self, before: GameState, action: AnyAction, viewer: int | None) -> str:
         """Memphis's draw goes face down: everyone sees it as ``draw``."""

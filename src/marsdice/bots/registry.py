@@ -1,6 +1,6 @@
-"""Bots by name, per game, as each :class:`~marsdice.core.game.Game` lists them in its
-``bots``. Factories are imported only when a bot is built, so listing bots, or using a simple
-one, never loads numpy or solver tables."""
+"""Bots by name, per game, as each game's registration (:mod:`marsdice.games`) lists them.
+Factories are imported only when a bot is built, so listing bots, or using a simple one,
+never loads numpy or solver tables."""
 
 from __future__ import annotations
 
@@ -8,23 +8,24 @@ from collections.abc import Callable
 from importlib import import_module
 
 from marsdice.bots.base import Bot
-from marsdice.core.game import BotSpec, Game
-from marsdice.games import get_game
+from marsdice.core.game import Game
+from marsdice.games import BotSpec, registration
 
 
 def available_bots(game: str | Game) -> dict[str, str]:
     """Bot names for a game, in its listed order, with a line saying how each plays."""
-    return {spec.name: spec.description for spec in _game(game).bots}
+    return {spec.name: spec.description for spec in registration(game).bots}
 
 
 def bot_spec(game: str | Game, name: str) -> BotSpec:
     """A bot's registration; an unknown name gets a message listing the known ones."""
-    found = _game(game)
+    found = registration(game)
     for spec in found.bots:
         if spec.name == name:
             return spec
     known = ", ".join(spec.name for spec in found.bots)
-    raise ValueError(f"unknown bot {name!r} for {found.name}: choose one of {known}")
+    game_name = game.name if isinstance(game, Game) else game
+    raise ValueError(f"unknown bot {name!r} for {game_name}: choose one of {known}")
 
 
 def make_bot(game: str | Game, name: str, seed: int | None = None) -> Bot:
@@ -36,7 +37,3 @@ def make_bot(game: str | Game, name: str, seed: int | None = None) -> Bot:
     if not isinstance(bot, Bot):
         raise TypeError(f"{spec.factory} did not build a bot")
     return bot
-
-
-def _game(game: str | Game) -> Game:
-    return game if isinstance(game, Game) else get_game(game)

@@ -10,6 +10,7 @@ brings out of the box).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -500,3 +501,7 @@ def hint(state: GameState) -> str | None:
         for card, (value, cap, bomb, progress) in rows[:4]
     ]
     return f"planner suggests {move} — per target, under its best play: " + " · ".join(parts)
+
+
+#: this module as the registration's terminal view (:class:`marsdice.cli.view.GameView`)
+VIEW: Final = sys.modules[__name__]

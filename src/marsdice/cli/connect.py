@@ -21,7 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 from marsdice.cli.args import escape, int_range
 from marsdice.cli.play import Abandoned
 from marsdice.core.errors import MarsDiceError
-from marsdice.core.game import GameState
+from marsdice.core.game import JSON, GameState
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -152,7 +152,7 @@ def connect(
         table_client.say_goodbye()
         code = EXIT_INTERRUPTED
     finally:
-        table_client.keep_tops()
+        table_client.keep_memos()
         loop.run_until_complete(table_client.close())
         loop.close()
     return Outcome(code, table_client.final_state())
@@ -193,12 +193,14 @@ def load_token(url: str, table: str) -> tuple[int, str] | None:
         return None
 
 
-def load_tops(url: str, table: str) -> dict[int, tuple[str | None, ...]]:
-    """The face-up cards seen at each version in earlier sessions at this seat (Mars
-    Attacks: they make rebuilding the hidden state direct, see ``LocalGame``)."""
+def load_memos(url: str, table: str) -> dict[int, JSON]:
+    """What this seat saw at each version in earlier sessions (:meth:`Game.memo`: with
+    hidden information it makes rebuilding the state direct, see ``LocalGame``); files of
+    earlier releases kept it as ``tops``, in the same form."""
     try:
         data = json.loads(token_file(url, table).read_text())
-        return {int(v): tuple(top) for v, top in data.get("tops", {}).items()}
+        stored = data.get("memos", data.get("tops", {}))
+        return {int(v): memo for v, memo in stored.items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
@@ -208,16 +210,16 @@ def save_token(
     table: str,
     seat: int,
     token: str,
-    tops: dict[int, tuple[str | None, ...]] | None = None,
+    memos: Mapping[int, JSON] | None = None,
 ) -> None:
     """Write the token readable by its owner only (mode 0600, folder 0700), with the
-    public face-up cards seen so far (``tops``)."""
+    public memos seen so far (``memos``, :meth:`Game.memo`)."""
     path = token_file(url, table)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     data: dict[str, Any] = {"server": url.rstrip("/"), "table": table, "seat": seat}
     data["token"] = token
-    if tops:
-        data["tops"] = {str(v): list(top) for v, top in tops.items()}
+    if memos:
+        data["memos"] = {str(v): memo for v, memo in memos.items()}
     text = json.dumps(data)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as handle:
@@ -255,14 +257,14 @@ class _Session:
     async def close(self) -> None:
         await self.client.close()
 
-    def keep_tops(self) -> None:
-        """Store the face-up cards seen (Mars Attacks) beside the seat's stored token."""
+    def keep_memos(self) -> None:
+        """Store what the seat saw (:meth:`Game.memo`) beside the seat's stored token."""
         local = getattr(self, "local", None)
         stored = load_token(self.options.url, self.options.table)
-        if local is None or not local.tops or stored is None or stored[1] != self.token:
+        if local is None or not local.memos or stored is None or stored[1] != self.token:
             return
         with contextlib.suppress(OSError):
-            save_token(self.options.url, self.options.table, stored[0], stored[1], local.tops)
+            save_token(self.options.url, self.options.table, stored[0], stored[1], local.memos)
 
     def final_state(self) -> GameState | None:
         local = getattr(self, "local", None)
@@ -303,7 +305,7 @@ class _Session:
         self.seated_play = message.seat is not None
         self.local = LocalGame(game, message.table, message.seat, seed=self.options.seed)
         if self.seated_play:
-            self.local.tops.update(load_tops(self.options.url, self.options.table))
+            self.local.memos.update(load_memos(self.options.url, self.options.table))
         self.prompt = ActionPrompt(
             self.view, self.console, self.read_line, hints=self.options.hints
         )

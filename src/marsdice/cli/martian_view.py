@@ -6,6 +6,7 @@ and every line about a step is drawn from the step's events."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -412,3 +413,7 @@ def hint(state: GameState) -> str | None:
         best = max(rows, key=lambda r: r.win_probability or 0.0)
     others = [f"{r.action.text()}: {numbers(r)}" for r in rows if r is not best]
     return " · ".join([f"best: {best.action.text()} — {numbers(best)}", *others])
+
+
+#: this module as the registration's terminal view (:class:`marsdice.cli.view.GameView`)
+VIEW: Final = sys.modules[__name__]

@@ -27,7 +27,7 @@ from marsdice.cli.files import check_output_path, write_text_safely
 from marsdice.cli.view import GameView, game_view
 from marsdice.core.errors import MarsDiceError
 from marsdice.core.game import Action, Agent, Game, GameState, Step, Variant, play_steps
-from marsdice.games import all_games, game_names, get_game
+from marsdice.games import all_games, game_names, get_game, registration
 
 QUIT_WORDS: Final = frozenset({"quit", "exit", "q"})
 HELP_WORDS: Final = frozenset({"help", "h?", "commands"})
@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"[bold]{name}[/]: {escape(description)}")
         return 0
     view = game_view(game)
-    specs = args.player or ["human:You", f"{game.default_opponent}:Computer"]
+    specs = args.player or ["human:You", f"{registration(game).default_opponent}:Computer"]
     seats = parse_seats(game, specs, args.seed)
     variant = make_variant(args, game, len(seats))
     if args.save is not None:

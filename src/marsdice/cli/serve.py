@@ -178,9 +178,9 @@ def check_stand_in(name: str | None) -> None:
     """A stand-in must be a bot of some game (games without it use their default opponent)."""
     if name is None:
         return
-    from marsdice.games import all_games
+    from marsdice.games import REGISTERED
 
-    known = sorted({bot.name for game in all_games() for bot in game.bots})
+    known = sorted({bot.name for entry in REGISTERED for bot in entry.bots})
     if name not in known:
         raise BadStandIn(f"--stand-in: unknown bot {name!r}; bots: {', '.join(known)}")
 

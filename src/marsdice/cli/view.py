@@ -1,20 +1,20 @@
 """What a game's terminal view offers the generic loop (:mod:`marsdice.cli.play`).
 
-Each game names its view module in :attr:`marsdice.core.game.Game.view`; the module has these
-functions at top level. Views draw from the engine's state and structured events and hold no
-rule of their own.
+Each game's registration (:mod:`marsdice.games`) names its view module's ``VIEW`` (the module
+itself); the module has these functions at top level. Views draw from the engine's state and
+structured events and hold no rule of their own.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from importlib import import_module
 from typing import Protocol, cast
 
 from rich.console import Console
 
 from marsdice.core.game import Game, GameState, Step, Variant
+from marsdice.games import provider
 
 
 class GameView(Protocol):
@@ -56,5 +56,5 @@ class GameView(Protocol):
 
 
 def game_view(game: Game) -> GameView:
-    """The view module a game names (imported on first use)."""
-    return cast(GameView, import_module(game.view))
+    """The view the game's registration names (imported on first use)."""
+    return cast(GameView, provider(game, "view"))

@@ -6,10 +6,13 @@ Three layers, each small:
   actions, exact chance outcomes, ``apply``, ``returns``, plus the few facts every layer above
   needs the same way for every game (scores, winners, placings, turns, rounds) and the
   structured :class:`Event` values the last step produced.
-- :class:`Game`: one object per game, registered once in :mod:`marsdice.games`: its name and
-  player range, its variant to and from JSON-ready parameters, the opening, records, player
-  views (:meth:`Game.observe`), the redacted move log and integer encodings, and the names
-  of the bots and terminal view the layers above load for it.
+- :class:`Game`: one object per game, registered once in :mod:`marsdice.games`: its name,
+  player range and :class:`GameType` (information, chance, utility, hidden setup: declared
+  once, as OpenSpiel's ``GameType``), its variant to and from JSON-ready parameters, the
+  opening, records, player views (:meth:`Game.observe`), the redacted move log, integer
+  encodings, and :meth:`Game.resample` (a full state consistent with what a viewer saw).
+  What the layers above load for a game (bots, terminal view, valuator, advice, encoder,
+  browser plugin) is named in its registration in :mod:`marsdice.games`, never here.
 - :func:`play_steps` / :func:`play_out`: the one drive-the-game loop (tournaments, the terminal
   game, tests, benchmarks and later the server all use it).
 
@@ -163,14 +166,73 @@ class GameState(Protocol):
     def returns(self) -> tuple[float, ...]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class BotSpec:
-    """A bot a game offers, by name; ``factory`` is ``"module:callable"``, imported only when
-    the bot is built (so listing bots never loads numpy or solver tables)."""
+class Information(Enum):
+    """What the players see of the state."""
 
-    name: str
-    description: str
-    factory: str
+    #: everything (Martian Dice)
+    PERFECT = "perfect"
+    #: not everything: hidden cards, a face-down draw (Mars Attacks)
+    IMPERFECT = "imperfect"
+
+
+class ChanceMode(Enum):
+    """How chance enters a game."""
+
+    #: at chance nodes whose every outcome is listed with its exact probability
+    #: (:meth:`GameState.chance_outcomes`); the dice or the deck, never a hidden seed
+    EXPLICIT = "explicit"
+
+
+class Utility(Enum):
+    """What :meth:`GameState.returns` pays."""
+
+    #: 1 shared equally among the winners (so 2+ players sum to 1); solo: minus the turns
+    #: taken (fewer is better)
+    SHARED_WIN = "shared-win"
+
+
+@dataclass(frozen=True, slots=True)
+class GameType:
+    """What kind of game it is, declared once (OpenSpiel's ``GameType``): the adapters, the
+    server and the clients read it instead of asking which game they have."""
+
+    information: Information
+    chance: ChanceMode
+    utility: Utility
+    #: whether :meth:`Game.start` draws something no player sees (a shuffled deck); such a
+    #: game deals it as :meth:`Game.setup_outcomes` chance moves for the research adapters
+    hidden_setup: bool
+
+    @property
+    def perfect_information(self) -> bool:
+        return self.information is Information.PERFECT
+
+
+#: the rounds :meth:`Game.max_game_length` allows: far more than any sensible game lasts
+CAP_ROUNDS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class TieBreak:
+    """How the places of seats level on points were decided, for a view's ``tie_breaks``.
+
+    ``by`` names the rule: ``"shared"`` (they share a place), ``"rolloff"`` (Martian Dice's
+    roll-off), ``"cards"`` (Mars Attacks: more cards captured), ``"reached_first"`` (Mars
+    Attacks: who reached the score first). ``seats`` are in the order of their places.
+    """
+
+    score: int
+    seats: tuple[int, ...]
+    places: tuple[int, ...]
+    by: str
+
+    def to_json(self) -> JSONObject:
+        return {
+            "score": self.score,
+            "seats": list(self.seats),
+            "places": list(self.places),
+            "by": self.by,
+        }
 
 
 class Game(ABC):
@@ -182,12 +244,8 @@ class Game(ABC):
     title: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    #: bots by name, in the order they are listed; the first is the default opponent
-    bots: ClassVar[tuple[BotSpec, ...]] = ()
-    #: the terminal view module (``marsdice.cli...``), imported by the CLI only
-    view: ClassVar[str] = ""
-    #: the bot ``marsdice play`` seats against you by default
-    default_opponent: ClassVar[str] = "random"
+    #: what kind of game it is (information, chance, utility, hidden setup)
+    game_type: ClassVar[GameType]
 
     # -- variants --
 
@@ -229,7 +287,132 @@ class Game(ABC):
     def result_text(self, state: GameState, names: Sequence[str]) -> str:
         """Final (or current) totals and the winners, for the Result tag."""
 
+    @abstractmethod
+    def turn_moves(self, variant: Variant) -> int:
+        """An upper bound on one turn's moves (decisions and chance outcomes), for
+        :meth:`max_game_length`."""
+
+    def max_game_length(self, variant: Variant, rounds: int = CAP_ROUNDS) -> int:
+        """An upper bound on a game's length for the research adapters. Neither game has
+        one (a player who never banks plays forever), so this is ``rounds`` rounds of the
+        longest turns, far beyond what any sensible (or random) play reaches; the adapters
+        stop a game there."""
+        return rounds * variant.players * self.turn_moves(variant)
+
+    # -- hidden setup, dealt as chance moves (research adapters) --
+
+    def setup_outcomes(
+        self, variant: Variant, dealt: Sequence[Action]
+    ) -> Sequence[tuple[Action, Fraction]]:
+        """The next hidden-setup chance move after ``dealt`` (each outcome with its exact
+        probability), or nothing once the setup is complete. A game without hidden setup
+        has none."""
+        del variant, dealt
+        return ()
+
+    def start_from_setup(self, variant: Variant, dealt: Sequence[Action]) -> GameState:
+        """The opening state once :meth:`setup_outcomes` has dealt everything."""
+        if dealt:
+            raise ValueError(f"{self.title} has no hidden setup to deal")
+        return self.start(variant, random.Random(0))
+
+    # -- what a viewer saw, made whole again --
+
+    def parse_public(self, state: GameState, text: str) -> Action:
+        """A move of a viewer's (redacted) log read in ``state``: a hidden move (a card
+        drawn face down) stands for one consistent with it; other moves as
+        :meth:`GameState.parse_action` reads them."""
+        return state.parse_action(text)
+
+    def memo(self, view: JSONObject) -> JSON:
+        """What of a viewer's view :meth:`resample` may use later to narrow its search (small
+        and JSON, so a client can keep it for every version, even on disk); None: nothing."""
+        del view
+        return None
+
+    def resample(
+        self,
+        variant: Variant,
+        public_log: Sequence[str],
+        view: JSONObject,
+        rng: random.Random,
+        *,
+        earlier: Mapping[int, JSON] | None = None,
+    ) -> GameState:
+        """A full state consistent with what a viewer saw: the public (redacted) log from the
+        start and the viewer's ``view`` now (``earlier``: :meth:`memo` of the views of
+        earlier versions, by version (steps played), when a game with hidden information
+        can use them).
+
+        A perfect-information game replays the log: the state itself. A game with hidden
+        information draws what the viewer cannot see from ``rng``, exact in everything the
+        viewer saw; :class:`~marsdice.core.errors.MarsDiceError` when no state fits.
+        """
+        del view, rng, earlier
+        if not self.game_type.perfect_information:
+            raise NotImplementedError(f"{self.title} must resample its hidden information")
+        state = self.start(variant, random.Random(0))
+        for text in public_log:
+            state = state.apply(state.parse_action(text))
+        return state
+
     # -- views --
+
+    def tie_breaks(self, state: GameState) -> tuple[TieBreak, ...]:
+        """How each group of seats level on points got its places (the game's own rule); a
+        group whose seats share one place is ``"shared"``. Empty before the end."""
+        if not state.is_terminal:
+            return ()
+        places = state.placings()
+        groups: dict[int, list[int]] = {}
+        for seat, score in enumerate(state.scores):
+            groups.setdefault(score, []).append(seat)
+        out = []
+        for score, seats in sorted(groups.items(), key=lambda item: -item[0]):
+            if len(seats) < 2:
+                continue
+            ordered = tuple(sorted(seats, key=lambda seat: (places[seat], seat)))
+            got = tuple(places[seat] for seat in ordered)
+            by = "shared" if len(set(got)) == 1 else self.tie_rule(state, ordered)
+            out.append(TieBreak(score, ordered, got, by))
+        return tuple(out)
+
+    def tie_rule(self, state: GameState, seats: Sequence[int]) -> str:
+        """The rule that separated these seats level on points (see :class:`TieBreak`)."""
+        del state, seats
+        raise NotImplementedError(f"{self.title} has no rule to separate equal scores")
+
+    def turn_seat(self, state: GameState) -> int | None:
+        """Whose turn it is, also while the dice roll for it (None once the game is over)."""
+        if state.is_terminal:
+            return None
+        return state.current_player if state.current_player >= 0 else None
+
+    def next_seat(self, state: GameState) -> int | None:
+        """Who plays after this turn, as far as the rules say now (None: nobody, the game
+        ends; or not known yet)."""
+        seat = self.turn_seat(state)
+        return None if seat is None else (seat + 1) % state.players
+
+    def common_view(self, state: GameState, viewer: int | None) -> JSONObject:
+        """The keys every game's view shares (see :meth:`observe`)."""
+        to_act = viewer is not None and viewer == state.current_player
+        return {
+            "game": self.name,
+            "viewer": viewer,
+            "players": state.players,
+            "current_player": state.current_player,
+            "scores": list[JSON](state.scores),
+            "turns": list[JSON](state.turns),
+            "rounds": state.rounds,
+            "winners": list[JSON](state.winners),
+            "placings": list[JSON](state.placings()) if state.is_terminal else None,
+            "tie_breaks": [tie.to_json() for tie in self.tie_breaks(state)],
+            "turn_seat": self.turn_seat(state),
+            "next_seat": self.next_seat(state),
+            "events": [event.to_json() for event in state.events],
+            "legal_actions": [a.text() for a in state.legal_actions()] if to_act else [],
+        }
 
     @abstractmethod
     def observe(self, state: GameState, viewer: int | None) -> JSONObject:
@@ -237,9 +420,12 @@ class Game(ABC):
         draw the game and list the legal actions, and nothing hidden from that viewer.
 
         Every game's view has at least the keys ``game``, ``viewer``, ``players``, ``phase``,
-        ``current_player``, ``scores``, ``turns``, ``rounds``, ``winners``, ``events`` (the
-        last step's, as JSON), ``legal_actions`` (notation; empty unless the viewer is to
-        act) and ``board`` (the game's own layout).
+        ``current_player``, ``scores``, ``turns``, ``rounds``, ``winners``, ``placings``
+        (each seat's place once the game is over, else None), ``tie_breaks`` (how equal
+        scores were separated, :meth:`tie_breaks`), ``turn_seat`` and ``next_seat``,
+        ``events`` (the last step's, as JSON), ``legal_actions`` (notation; empty unless the
+        viewer is to act) and ``board`` (the game's own layout): :meth:`common_view` gives
+        the shared ones, so the clients derive no rule.
         """
 
     def redact(self, before: GameState, action: Action, viewer: int | None) -> str:

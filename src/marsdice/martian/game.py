@@ -33,7 +33,16 @@ from typing import ClassVar, Final
 
 from marsdice.core.dice import Counts, compositions
 from marsdice.core.errors import IllegalActionError, RecordError, VariantError
-from marsdice.core.game import JSON, BotSpec, Game, GameState, JSONObject
+from marsdice.core.game import (
+    JSON,
+    ChanceMode,
+    Game,
+    GameState,
+    GameType,
+    Information,
+    JSONObject,
+    Utility,
+)
 from marsdice.core.game import Action as GameAction
 from marsdice.core.game import Variant as GameVariant
 from marsdice.core.record import GameRecord
@@ -69,6 +78,14 @@ ACTIONS: Final[tuple[Take | Stop | Continue, ...]] = (
     CONTINUE,
 )
 
+#: Martian Dice hides nothing; chance is the dice, rolled at explicit chance nodes
+GAME_TYPE: Final = GameType(
+    information=Information.PERFECT,
+    chance=ChanceMode.EXPLICIT,
+    utility=Utility.SHARED_WIN,
+    hidden_setup=False,
+)
+
 
 class MartianDice(Game):
     """Martian Dice: 1-10 players (1 = the solo challenge), no hidden information."""
@@ -77,27 +94,7 @@ class MartianDice(Game):
     title: ClassVar[str] = "Martian Dice"
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = MAX_PLAYERS
-    bots: ClassVar[tuple[BotSpec, ...]] = (
-        BotSpec(
-            "winprob",
-            "solver: the highest chance to win (exact for 2 and 3 players, approximate for 4+, "
-            "fewest turns solo)",
-            "marsdice.bots.martian_solver:WinProbabilityBot",
-        ),
-        BotSpec(
-            "expected",
-            "solver: the highest expected score each turn (3.11 points a turn)",
-            "marsdice.bots.martian_solver:ExpectedScoreBot",
-        ),
-        BotSpec(
-            "cautious",
-            "heuristic: guards against tanks, banks points early",
-            "marsdice.bots.martian_heuristic:CautiousBot",
-        ),
-        BotSpec("random", "uniformly random legal moves", "marsdice.bots.base:RandomBot"),
-    )
-    view: ClassVar[str] = "marsdice.cli.martian_view"
-    default_opponent: ClassVar[str] = "winprob"
+    game_type: ClassVar[GameType] = GAME_TYPE
 
     # -- variants --
 
@@ -220,7 +217,6 @@ class MartianDice(Game):
         variant = game.variant
         aside = game.set_aside
         playing = game.phase in (Phase.ROLL, Phase.CHOOSE, Phase.DECIDE)
-        to_act = viewer is not None and viewer == game.current_player
         board: JSONObject = {
             "faces": [face.plural for face in FACES],
             "seat": game.seat if playing else None,
@@ -244,21 +240,44 @@ class MartianDice(Game):
                 ],
             },
         }
-        return {
-            "game": self.name,
-            "viewer": viewer,
-            "players": game.players,
-            "variant": self.variant_to_params(variant),
-            "phase": game.phase.value,
-            "current_player": game.current_player,
-            "scores": list(game.scores),
-            "turns": list(game.turns),
-            "rounds": game.rounds,
-            "winners": list(game.winners),
-            "events": [event.to_json() for event in game.events],
-            "legal_actions": [a.text() for a in game.legal_actions()] if to_act else [],
-            "board": board,
-        }
+        view = self.common_view(game, viewer)
+        view["variant"] = self.variant_to_params(variant)
+        view["phase"] = game.phase.value
+        view["board"] = board
+        return view
+
+    def turn_seat(self, state: GameState) -> int | None:
+        """The seat playing its turn (also while its dice roll), or rolling in a roll-off."""
+        game = as_state(state)
+        if game.phase is Phase.OVER:
+            return None
+        if game.phase is Phase.ROLLOFF:
+            return game.roller
+        return game.seat
+
+    def next_seat(self, state: GameState) -> int | None:
+        """The seat after this turn: none when the last round or a roll-off ends with it, or
+        solo (always the same player)."""
+        game = as_state(state)
+        seat = self.turn_seat(game)
+        if seat is None:
+            return None
+        if game.phase is Phase.ROLLOFF:
+            waiting = game.rolloff_seats[len(game.rolloff_rays) + 1 :]
+            return waiting[0] if waiting else None
+        if game.players == 1:
+            return None
+        following = (seat + 1) % game.players
+        return None if game.end_triggered and following == 0 else following
+
+    def tie_rule(self, state: GameState, seats: Sequence[int]) -> str:
+        """Equal totals at the top are separated by the roll-off."""
+        del state, seats
+        return "rolloff"
+
+    def turn_moves(self, variant: GameVariant) -> int:
+        """At most one roll per die, each followed by a take and a stop-or-roll."""
+        return 3 * as_variant(variant).dice
 
     # -- integer encodings --
 

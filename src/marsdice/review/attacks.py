@@ -27,7 +27,7 @@ from marsdice.attacks.phases import Phase
 from marsdice.attacks.solver import Estimate, TurnSolver, solver_for
 from marsdice.attacks.state import State, as_state
 from marsdice.bots.attacks_planner import Values
-from marsdice.core.game import Action, GameState
+from marsdice.core.game import JSON, Action, Game, GameState
 from marsdice.review.model import PLANNER_VP, Method, Thresholds
 
 Dice = tuple[int, int, int]
@@ -226,3 +226,25 @@ def _count(symbol: Symbol, dice: Dice) -> int:
     """The dice counted for a card of ``symbol`` (heads, rays or nukes; none for a bust)."""
     h, r, n = dice
     return {Symbol.RAY: r, Symbol.NUKE: n, Symbol.HEAD: h}.get(symbol, 0)
+
+
+def valuator(game: Game, start: GameState) -> AttacksValuator:
+    """The registration's valuator provider: the planner's estimates."""
+    del game, start
+    return AttacksValuator()
+
+
+def advice_figures(state: GameState) -> dict[str, dict[str, JSON] | None]:
+    """The registration's advice provider: the planner's estimates of each legal choice
+    (value, chances to capture and to be bombed, expected progress), by notation."""
+    return {
+        action.text(): None
+        if found is None
+        else {
+            "value": found.value,
+            "capture_probability": found.capture,
+            "bomb_probability": found.bombed,
+            "expected_progress": found.progress,
+        }
+        for action, found in estimates(state)
+    }

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from marsdice.core.errors import MarsDiceError, RecordError
 from marsdice.core.game import Action, Game, GameState
-from marsdice.games import read_record
+from marsdice.games import provider, read_record
 from marsdice.review.model import (
     ZERO_LOSS,
     Choice,
@@ -53,17 +53,10 @@ class Valuator(Protocol):
 
 
 def valuator_for(game: Game, start: GameState) -> Valuator:
-    """The valuator of a game (imports its solver only now)."""
-    if game.name == "martian":
-        from marsdice.martian.game import as_state
-        from marsdice.review.martian import MartianValuator
-
-        return MartianValuator(as_state(start).variant)
-    if game.name == "attacks":
-        from marsdice.review.attacks import AttacksValuator
-
-        return AttacksValuator()
-    raise MarsDiceError(f"no review for {game.title} games")
+    """The valuator the game's registration names (imports its solver only now)."""
+    factory = provider(game, "valuator")
+    valuator: Valuator = factory(game, start)
+    return valuator
 
 
 def review_game(

@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-from marsdice.core.game import Action, GameState
+from marsdice.core.game import JSON, Action, Game, GameState
 from marsdice.martian.events import TurnScored
 from marsdice.martian.game import as_state
 from marsdice.martian.rules import Face, Phase, Roll, State, Variant
@@ -139,3 +139,23 @@ def _add_rays(
             key = (rays, 1) if rays > best else (best, count + (rays == best))
             out[key] = out.get(key, 0.0) + p * q
     return out
+
+
+def valuator(game: Game, start: GameState) -> MartianValuator:
+    """The registration's valuator provider: exact win probability (the 3+ player
+    approximation, solo expected turns) for the start's variant."""
+    del game
+    return MartianValuator(as_state(start).variant)
+
+
+def advice_figures(state: GameState) -> dict[str, dict[str, JSON] | None]:
+    """The registration's advice provider: each legal choice's figures for the hints panel
+    (expected turn score, win probability, solo expected turns), by the choice's notation."""
+    return {
+        row.action.text(): {
+            "expected_score": row.expected_score,
+            "win_probability": row.win_probability,
+            "expected_turns": row.expected_turns,
+        }
+        for row in analyze(as_state(state))
+    }

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from marsdice.core.game import JSON, Game, GameState
+from marsdice.games import provider
 
 log: Final = logging.getLogger("marsdice.web")
 
@@ -81,34 +82,10 @@ def evaluate(game: Game, state: GameState) -> Advice:
 
 
 def _values(game: Game, state: GameState) -> dict[str, dict[str, JSON] | None]:
-    """Each legal choice's figures for the hints panel, by the choice's notation."""
-    if game.name == "martian":
-        from marsdice.martian.game import as_state
-        from marsdice.solve.policy import analyze
-
-        return {
-            row.action.text(): {
-                "expected_score": row.expected_score,
-                "win_probability": row.win_probability,
-                "expected_turns": row.expected_turns,
-            }
-            for row in analyze(as_state(state))
-        }
-    if game.name == "attacks":
-        from marsdice.review.attacks import estimates
-
-        return {
-            action.text(): None
-            if found is None
-            else {
-                "value": found.value,
-                "capture_probability": found.capture,
-                "bomb_probability": found.bombed,
-                "expected_progress": found.progress,
-            }
-            for action, found in estimates(state)
-        }
-    return {}
+    """Each legal choice's figures for the hints panel, by the choice's notation (the
+    game's registered advice provider)."""
+    figures: dict[str, dict[str, JSON] | None] = provider(game, "advice")(state)
+    return figures
 
 
 def advice_for(

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import ValidationError
 
 from marsdice.core.errors import MarsDiceError, VariantError
-from marsdice.games import all_games
+from marsdice.games import all_games, registration
 from marsdice.storage import tables
 from marsdice.storage.db import Database, ServerClaim
 from marsdice.storage.tables import NotFoundError, SeatSpec, StorageError
@@ -205,7 +205,7 @@ def create_app(
                     "title": game.title,
                     "min_players": game.min_players,
                     "max_players": game.max_players,
-                    "bots": [bot.name for bot in game.bots],
+                    "bots": [bot.name for bot in registration(game).bots],
                 }
                 for game in all_games()
             ]

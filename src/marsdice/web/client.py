@@ -24,7 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from marsdice.core.errors import MarsDiceError
-from marsdice.core.game import Action, Game, GameState, Step
+from marsdice.core.game import JSON, Game, GameState, Step
 from marsdice.web.schemas import (
     ActionMessage,
     ErrorMessage,
@@ -219,11 +219,10 @@ class LocalGame:
     """A real game state kept in step with the server's ``state`` messages, so that the
     terminal views and the bots work on it unchanged.
 
-    Martian Dice hides nothing: the state is the public log replayed from the variant's
-    start. Mars Attacks hides the deal and the box: the state is a determinization
-    (:func:`marsdice.attacks.determinize.determinize`), exact in everything the seat sees,
-    the hidden cards a seeded sample; the face-up cards of every version this client saw
-    make that search direct."""
+    A perfect-information game's state is the public log replayed. A game with hidden
+    information (its :class:`~marsdice.core.game.GameType` says so) is rebuilt with
+    :meth:`Game.resample`: exact in everything the seat sees, the hidden part a seeded
+    sample; what it saw at every version (:meth:`Game.memo`) makes that search direct."""
 
     def __init__(
         self, game: Game, table: Mapping[str, Any], seat: int | None, seed: str | None = None
@@ -232,10 +231,11 @@ class LocalGame:
         self.variant = game.variant_from_params(table["variant"])
         self.seat = seat
         self.rng = random.Random(seed)
-        self.hidden = game.name == "attacks"
+        self.hidden = not game.game_type.perfect_information
         self.log: list[str] = []
         self.state: GameState = game.start(self.variant, random.Random(0))
-        self.tops: dict[int, tuple[str | None, ...]] = {}
+        #: what :meth:`Game.resample` may narrow its search with, by version
+        self.memos: dict[int, JSON] = {}
 
     def reset(self) -> None:
         """Forget the local state: the next update rebuilds it from the whole log."""
@@ -247,15 +247,13 @@ class LocalGame:
         if message.view is None:
             return []
         if self.hidden:
-            from marsdice.attacks.determinize import public_tops
-
-            self.tops[message.version] = public_tops(message.view)
+            self.memos[message.version] = self.game.memo(message.view)
         log = list(message.log)
         steps: list[Step] = []
         if log[: len(self.log)] == self.log and self.log:
             state = self.state
             for text in log[len(self.log) :]:
-                action = self._parse(state, text)
+                action = self.game.parse_public(state, text)
                 after = state.apply(action)
                 steps.append(Step(state, action, after))
                 state = after
@@ -265,30 +263,17 @@ class LocalGame:
                 for text in log:
                     state = state.apply(state.parse_action(text))
         if self.hidden and _plain(self.game.observe(state, self.seat)) != _plain(message.view):
-            state = self._determinize(log, message.view)
+            state = self._resample(log, message.view)
             if steps:
                 steps[-1] = Step(steps[-1].before, steps[-1].action, state)
         self.log = log
         self.state = state
         return steps
 
-    def _parse(self, state: GameState, text: str) -> Action:
-        if self.hidden and text == "draw":  # which card is hidden: any of the box will do
-            from marsdice.attacks.actions import Draw
-            from marsdice.attacks.state import as_state
-
-            known = as_state(state)
-            return Draw(known.slug(known.box[0]))
-        return state.parse_action(text)
-
-    def _determinize(self, log: list[str], view: Mapping[str, Any]) -> GameState:
-        from marsdice.attacks.determinize import DeterminizeError, determinize
-        from marsdice.attacks.variant import Variant
-
-        assert isinstance(self.variant, Variant)
+    def _resample(self, log: list[str], view: dict[str, Any]) -> GameState:
         try:
-            return determinize(self.variant, log, view, self.rng, tops=self.tops)
-        except DeterminizeError as error:
+            return self.game.resample(self.variant, log, view, self.rng, earlier=self.memos)
+        except MarsDiceError as error:
             raise ClientError(
                 "rebuild",
                 f"cannot rebuild this {self.game.title} table from what this seat sees "

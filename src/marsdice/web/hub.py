@@ -21,6 +21,7 @@ from typing import Any, Final
 from marsdice.bots import Bot
 from marsdice.bots.registry import make_bot
 from marsdice.core.errors import ActionParseError, IllegalActionError
+from marsdice.games import registration
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import Live, StaleVersionError, TableData
@@ -547,10 +548,12 @@ class Hub:
         info = live.table.seats[seat]
         if info["kind"] == "bot":
             name = str(info["bot"])
-        elif self.stand_in is not None and any(b.name == self.stand_in for b in live.game.bots):
+        elif self.stand_in is not None and any(
+            b.name == self.stand_in for b in registration(live.game).bots
+        ):
             name = self.stand_in
         else:
-            name = live.game.default_opponent
+            name = registration(live.game).default_opponent
         bots = self._bots.setdefault(live.table.id, {})
         bot = bots.get((seat, name))
         if bot is None:
