@@ -225,7 +225,7 @@ def test_keys_typed_during_the_computers_turn_are_discarded(
     import pty
     import select
 
-    from marsdice.cli.play import _discard_typeahead
+    from marsdice.cli.prompt import _discard_typeahead
 
     master, slave = pty.openpty()
     with os.fdopen(slave, "r", closefd=True) as terminal:

@@ -22,10 +22,14 @@ from scipy.stats import chisquare
 
 from marsdice.core.errors import IllegalActionError, VariantError
 from marsdice.core.game import (
+    CAP_ROUNDS,
     JSON,
     Action,
+    ChanceMode,
     Game,
     GameState,
+    Information,
+    Utility,
     chance_agent,
     play_out,
     play_steps,
@@ -60,6 +64,10 @@ VIEW_KEYS = {
     "turns",
     "rounds",
     "winners",
+    "placings",
+    "tie_breaks",
+    "turn_seat",
+    "next_seat",
     "events",
     "legal_actions",
     "board",
@@ -126,10 +134,34 @@ def check_views(game: Game, state: GameState) -> None:
         offered = view["legal_actions"]
         expected = [a.text() for a in state.legal_actions()] if to_act else []
         assert offered == expected
+        # the facts a client shows come from the game, never derived by the client
+        placings = list(state.placings()) if state.is_terminal else None
+        assert view["placings"] == placings
+        assert view["turn_seat"] == game.turn_seat(state)
+        assert view["next_seat"] == game.next_seat(state)
+        check_tie_breaks(state, view["tie_breaks"])
     for event in state.events:
         encoded = event.to_json()
         assert encoded["type"] == event.kind
         assert json.loads(json.dumps(encoded)) == encoded
+
+
+def check_tie_breaks(state: GameState, ties: JSON) -> None:
+    """Each group level on points at the end is listed once, in place order, with its rule."""
+    assert isinstance(ties, list)
+    if not state.is_terminal:
+        assert ties == []
+        return
+    places = state.placings()
+    groups = Counter(state.scores)
+    assert sorted(tie["score"] for tie in ties) == sorted(s for s, n in groups.items() if n > 1)
+    for tie in ties:
+        seats = tie["seats"]
+        assert sorted(seats) == [i for i, s in enumerate(state.scores) if s == tie["score"]]
+        assert tie["places"] == [places[seat] for seat in seats] == sorted(tie["places"])
+        shared = len(set(tie["places"])) == 1
+        assert (tie["by"] == "shared") == shared
+        assert tie["by"] in {"shared", "rolloff", "cards", "reached_first"}
 
 
 def check_end(state: GameState) -> None:
@@ -379,3 +411,54 @@ def test_generated_variants_play_to_a_consistent_end(
     check_end(states[-1])
     variant = game.variant_from_params(params)
     assert game.variant_from_params(game.variant_to_params(variant)) == variant
+
+
+# --- what a game declares ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
+def test_the_declaration_is_complete(game: Game) -> None:
+    kind = game.game_type
+    assert kind.information in Information
+    assert kind.chance is ChanceMode.EXPLICIT
+    assert kind.utility is Utility.SHARED_WIN
+    variant = game.default_variant(max(2, game.min_players))
+    assert game.max_game_length(variant) == CAP_ROUNDS * variant.players * game.turn_moves(variant)
+    assert game.turn_moves(variant) > 0
+    # a hidden setup is dealt as chance moves that rebuild an opening of the same game
+    dealt: list[Action] = []
+    rng = random.Random(4)
+    while outcomes := game.setup_outcomes(variant, dealt):
+        assert kind.hidden_setup
+        assert sum((p for _, p in outcomes), Fraction(0)) == 1
+        dealt.append(rng.choice([outcome for outcome, _ in outcomes]))
+    start = game.start_from_setup(variant, dealt)
+    assert game.variant_of(start) == variant
+    assert bool(dealt) == kind.hidden_setup
+    assert game.opening(game.make_record(["A", "B"][: variant.players], start, [])) == start
+
+
+@pytest.mark.parametrize(("name", "params"), CASES[::2], ids=IDS[::2])
+def test_resample_fits_what_the_viewer_saw(name: str, params: dict[str, JSON]) -> None:
+    """A resampled state shows each viewer exactly its view; without hidden information it
+    is the state itself."""
+    game = get_game(name)
+    rng = random.Random(11)
+    variant = game.variant_from_params(params)
+    start = game.start(variant, rng)
+    steps = list(play_steps(start, [chance_agent(rng)] * variant.players, rng))
+    moves = [step.action for step in steps]
+    states = [start, *(step.after for step in steps)]
+    for index in (len(moves) // 3, len(moves)):
+        for viewer in (None, *range(variant.players)):
+            log = game.redacted_log(start, moves[:index], viewer)
+            view = game.observe(states[index], viewer)
+            memos = {k: game.memo(game.observe(states[k], viewer)) for k in range(index + 1)}
+            found = game.resample(variant, log, view, random.Random(index), earlier=memos)
+            assert _plain(game.observe(found, viewer)) == _plain(view)
+            if game.game_type.perfect_information:
+                assert found == states[index]
+
+
+def _plain(value: object) -> object:
+    return json.loads(json.dumps(value))

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from marsdice.cli.args import escape, int_range
-from marsdice.cli.play import Abandoned
+from marsdice.cli.prompt import Abandoned
 from marsdice.core.errors import MarsDiceError
 from marsdice.core.game import JSON, GameState
 
@@ -280,7 +280,7 @@ class _Session:
             self.console.print("\n[yellow]Stopped watching.[/]")
 
     async def run(self) -> int:
-        from marsdice.cli.play import ActionPrompt
+        from marsdice.cli.prompt import ActionPrompt
         from marsdice.cli.view import game_view
         from marsdice.games import get_game
         from marsdice.web.client import ClientError, ConnectionLost, LocalGame
