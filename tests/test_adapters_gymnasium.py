@@ -13,7 +13,7 @@ gymnasium: Any = pytest.importorskip("gymnasium", reason="the research extra is 
 np: Any = pytest.importorskip("numpy")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-import marsdice.adapters.gymnasium  # noqa: E402, F401  (registers the ids)
+import marsdice.adapters.gymnasium  # noqa: E402  (registers the ids)
 
 CASES = [
     ("marsdice/Martian-v0", {"opponent": "cautious", "target": 8}),
@@ -79,3 +79,47 @@ def test_bad_options_are_refused_by_name() -> None:
         gymnasium.make("marsdice/Attacks-v0", players=2, seat=2)
     with pytest.raises(VariantError, match="target"):
         gymnasium.make("marsdice/Martian-v0", target=0)
+
+
+def test_one_id_per_registered_game_and_the_default_game() -> None:
+    from marsdice.games import game_names
+
+    ids = sorted(key for key in gymnasium.registry if key.startswith("marsdice/"))
+    assert ids == ["marsdice/Attacks-v0", "marsdice/Martian-v0"]
+    assert {gymnasium.registry[key].kwargs["game"] for key in ids} == set(game_names())
+    assert marsdice.adapters.gymnasium.MarsDiceEnv().game.name == game_names()[0]
+
+
+def _digest(env_id: str, seed: int, **options: Any) -> tuple[int, str]:
+    """Every observation, mask, score line, rendering and reward of a seeded episode."""
+    import hashlib
+    import json
+
+    env = gymnasium.make(env_id, **options)
+    observation, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    log: list[Any] = []
+    while True:
+        vector, mask = observation["observation"].tolist(), observation["action_mask"].tolist()
+        log.append([vector, mask, info["scores"], env.unwrapped.render()])
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        observation, reward, terminated, truncated, info = env.step(action)
+        log.append([reward, terminated, truncated])
+        if terminated or truncated:
+            return len(log), hashlib.sha256(json.dumps(log).encode()).hexdigest()
+
+
+def test_seeded_episodes_are_as_before() -> None:
+    """Digests captured from the commit before issue 17."""
+    assert _digest("marsdice/Martian-v0", 3, opponent="random", target=8) == (
+        98,
+        "a33fd44e2c4b5f252a8e2702a5eaaed30c432fb5e9c7d1a7f495cfaa0e60252a",
+    )
+    assert _digest("marsdice/Attacks-v0", 4, opponent="random", players=3, seat=1) == (
+        10,
+        "04f6219e2da70bc9f744ad0b0e41b8d4b8974495739a414b0a1c2990ca93535b",
+    )
+    assert _digest("marsdice/Martian-v0", 5, opponent="random", max_moves=9) == (
+        12,
+        "ea46f671b16bc45a5bd44234208c8fbf1d9f3ed431d474a1ca6ab9b80329cdbb",
+    )

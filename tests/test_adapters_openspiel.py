@@ -177,3 +177,173 @@ def test_a_capped_solo_game_stays_within_the_declared_utilities() -> None:
     state.apply_action(tank)  # and again: the cap, with a third turn begun
     assert state.is_terminal() and state.returns() == [-3.0]
     assert game.min_utility() <= -3.0 and game.max_utility() == -1.0
+
+
+# --- the same games as before the adapter learnt games from their declarations (issue 17) ---
+
+#: (game, parameters, seed) -> (rows, sha256 of every state's text, player, observation
+#: strings and tensors, legal actions or chance outcomes with their strings, the move played,
+#: then the returns), captured from the commit before issue 17
+TRAJECTORIES = [
+    (
+        MARTIAN,
+        {"players": 2, "target": 6},
+        1,
+        (80, "e3226ae5789efcbf25f4f3251d89236f747f11c456396f271cc6d2acd57a1678"),
+    ),
+    (
+        MARTIAN,
+        {"players": 1, "dice": 4, "target": 4},
+        2,
+        (18, "8045e29245e0c6b112f8472849e2719ef3ed0b74e21206053bb2698af4e50100"),
+    ),
+    (
+        MARTIAN,
+        {"players": 3, "target": 3, "dice": 5, "rolloff_dice": 3},
+        3,
+        (50, "bd3dddb3ae16a88f531c6c91d743f411e4d6e5312628b7c914cfbe98c311d0ff"),
+    ),
+    (
+        ATTACKS,
+        {"players": 2},
+        4,
+        (40, "5e3f18272f63b21948873b1ce06d0545395f32ea903aecb507fb48cd994bc6e3"),
+    ),
+    (
+        ATTACKS,
+        {"players": 3, "difficulty": "hard"},
+        5,
+        (570, "ee794aa308a33dcf359ab66516873b9a8ee0f17ddbf1c419ced664dcfc6f1953"),
+    ),
+]
+
+
+def _type_and_info(game: Any) -> list[Any]:
+    kind = game.get_type()
+    return [
+        kind.short_name,
+        kind.long_name,
+        str(kind.dynamics),
+        str(kind.chance_mode),
+        str(kind.information),
+        str(kind.utility),
+        str(kind.reward_model),
+        kind.max_num_players,
+        kind.min_num_players,
+        kind.provides_information_state_string,
+        kind.provides_information_state_tensor,
+        kind.provides_observation_string,
+        kind.provides_observation_tensor,
+        sorted((key, str(value)) for key, value in kind.parameter_specification.items()),
+        game.num_distinct_actions(),
+        game.max_chance_outcomes(),
+        game.num_players(),
+        game.min_utility(),
+        game.max_utility(),
+        game.max_game_length(),
+        str(game.get_parameters()),
+    ]
+
+
+def _trajectory(name: str, params: dict[str, Any], seed: int) -> tuple[int, str]:
+    import hashlib
+    import json
+
+    import numpy as np
+
+    game = pyspiel.load_game(name, params)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    log: list[Any] = [_type_and_info(game)]
+    players = range(game.num_players())
+    while not state.is_terminal():
+        row: list[Any] = [str(state), state.current_player(), state.is_chance_node()]
+        row += [state.observation_string(p) for p in players]
+        row += [np.asarray(state.observation_tensor(p)).tolist() for p in players]
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            actions, probs = zip(*outcomes, strict=True)
+            action = rng.choices(actions, probs)[0]
+            row += [outcomes, state.action_to_string(pyspiel.PlayerId.CHANCE, action)]
+        else:
+            legal = state.legal_actions()
+            row += [legal, [state.action_to_string(state.current_player(), a) for a in legal]]
+            action = rng.choice(legal)
+        log.append([*row, action])
+        state.apply_action(action)
+    log.append([str(state), state.returns(), state.current_player()])
+    return len(log), hashlib.sha256(json.dumps(log).encode()).hexdigest()
+
+
+@pytest.mark.parametrize(("name", "params", "seed", "expected"), TRAJECTORIES)
+def test_a_seeded_game_is_move_for_move_as_before(
+    name: str, params: dict[str, Any], seed: int, expected: tuple[int, str]
+) -> None:
+    assert _trajectory(name, params, seed) == expected
+
+
+def test_the_default_game_types_and_parameters_are_as_before() -> None:
+    martian = _type_and_info(pyspiel.load_game(MARTIAN))
+    attacks = _type_and_info(pyspiel.load_game(ATTACKS))
+    assert martian[3:7] == [
+        "ChanceMode.EXPLICIT_STOCHASTIC",
+        "Information.PERFECT_INFORMATION",
+        "Utility.CONSTANT_SUM",
+        "RewardModel.TERMINAL",
+    ]
+    assert attacks[4] == "Information.IMPERFECT_INFORMATION"
+    assert martian[13] == [
+        ("dice", "13"),
+        ("max_moves", "0"),
+        ("players", "2"),
+        ("rolloff_dice", "6"),
+        ("rolloff_mode", "repeat"),
+        ("target", "25"),
+    ]
+    assert attacks[13] == [
+        ("bombed", "last-roll"),
+        ("denver", "turn"),
+        ("difficulty", "easy"),
+        ("end_stacks", "2"),
+        ("max_moves", "0"),
+        ("players", "2"),
+        ("reroll", "all"),
+        ("seattle", "start"),
+    ]
+    assert martian[14:20] == [6, 8567, 2, 0.0, 1.0, 7800]
+    assert attacks[14:20] == [371, 314, 2, 0.0, 1.0, 6000]
+    assert attacks[1] == "Python Mars Attacks: The Dice Game (marsdice)"
+
+
+def test_every_registered_game_is_registered_with_openspiel() -> None:
+    from marsdice.games import game_names
+
+    ours = {f"python_marsdice_{name}" for name in game_names()}
+    theirs = {kind.short_name for kind in pyspiel.registered_games()}
+    assert ours == {MARTIAN, ATTACKS} and ours <= theirs
+    assert set(adapter.GAME_CLASSES) == ours
+
+
+def test_the_deal_reads_as_before_and_refuses_a_bad_card() -> None:
+    game = pyspiel.load_game(ATTACKS, {"players": 2})
+    state = game.new_initial_state()
+    first = state.chance_outcomes()[0][0]
+    assert str(state) == "dealing: 0 of 8 cards dealt"
+    assert state.observation_string(0) == "dealing: 0 of 8 cards dealt"
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, first) == "deal:seattle"
+    assert state.legal_actions() == list(range(285, 314))
+    state.apply_action(first)
+    assert str(state) == "dealing: 1 of 8 cards dealt"
+    for bad, message in [(first, "draw:seattle is already dealt"), (0, "H is not a card")]:
+        with pytest.raises(ValueError, match=message):
+            state.clone().apply_action(bad)
+    assert str(state) == "dealing: 1 of 8 cards dealt"
+
+
+def test_a_game_pickles_to_its_own_class() -> None:
+    import pickle
+
+    for name in (MARTIAN, ATTACKS):
+        game = pyspiel.load_game(name, {"players": 3})
+        again = pickle.loads(pickle.dumps(game))
+        assert type(again) is type(game) and again.get_parameters() == game.get_parameters()

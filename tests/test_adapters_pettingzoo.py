@@ -105,3 +105,46 @@ def test_illegal_actions_raise_raw_and_end_the_game_wrapped() -> None:
     agent = wrapped.agent_selection
     wrapped.step(illegal)  # PettingZoo logs "Illegal move made"
     assert wrapped.terminations[agent] and wrapped._cumulative_rewards[agent] == -1
+
+
+def _digest(game: str, seed: int, **params: Any) -> tuple[int, str]:
+    """Every agent's observation, mask, reward, flags and info of a seeded random game."""
+    import hashlib
+    import json
+
+    table = env(game=game, **params)
+    table.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    log: list[Any] = []
+    for agent in table.agent_iter():
+        observation, reward, terminated, truncated, info = table.last()
+        vector, mask = observation["observation"].tolist(), observation["action_mask"].tolist()
+        log.append([agent, vector, mask, reward, terminated, truncated, sorted(info.items())])
+        if terminated or truncated:
+            table.step(None)
+            continue
+        table.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return len(log), hashlib.sha256(json.dumps(log).encode()).hexdigest()
+
+
+def test_seeded_games_are_as_before() -> None:
+    """Digests captured from the commit before issue 17."""
+    assert _digest("martian", 1, players=3, target=8) == (
+        38,
+        "f2872b776c5fd887980aa715e90adc59d6817adec8f777f96aede80fb239ccb7",
+    )
+    assert _digest("attacks", 2, players=3) == (
+        58,
+        "cd82f79b00ebacb5e753fcadaf54f8d9ba97f72169b291d4f932641b85919619",
+    )
+    assert _digest("martian", 3, players=2, max_moves=20) == (
+        15,
+        "c19a6f9b208fc3b147cf5552c114d369f049c9c8c324741fd73a10030ef66655",
+    )
+
+
+def test_the_default_game_is_the_first_registered() -> None:
+    from marsdice.games import game_names
+
+    assert raw_env().game.name == game_names()[0]
+    assert env(players=2).unwrapped.game.name == game_names()[0]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 from marsdice.core.errors import RecordError
 from marsdice.core.game import Game
@@ -128,8 +128,9 @@ REGISTERED: Final = (
     ),
 )
 
-#: the provider fields of a :class:`Registration` (the contract test loads each)
-PROVIDERS: Final = ("view", "valuator", "advice", "encoder")
+#: the provider fields of a :class:`Registration` that :func:`provider` loads
+ProviderKind = Literal["view", "valuator", "advice", "encoder"]
+PROVIDERS: Final[tuple[ProviderKind, ...]] = get_args(ProviderKind)
 
 
 def load(entry: str) -> Any:
@@ -175,7 +176,7 @@ def registration(game: str | Game) -> Registration:
     return _registry()[name][1]
 
 
-def provider(game: str | Game, kind: str) -> Any:
+def provider(game: str | Game, kind: ProviderKind) -> Any:
     """One of a game's providers (``"view"``, ``"valuator"``, ``"advice"``,
     ``"encoder"``), imported now."""
     if kind not in PROVIDERS:

@@ -1,12 +1,17 @@
-"""Research interfaces: both games as OpenSpiel games, PettingZoo AEC environments and a
-single-agent Gymnasium environment (see ``docs/research.md``).
+"""Research interfaces: every registered game as an OpenSpiel game, a PettingZoo AEC
+environment and a single-agent Gymnasium environment (see ``docs/research.md``).
 
 Each interface is a submodule (:mod:`marsdice.adapters.openspiel`,
 :mod:`marsdice.adapters.pettingzoo`, :mod:`marsdice.adapters.gymnasium`) that needs the
 optional ``research`` extra. Importing this package imports none of them, so ``import
 marsdice`` and the CLI never pay for OpenSpiel, PettingZoo, Gymnasium or numpy; the shared,
-dependency-free pieces are :mod:`marsdice.adapters.encoding` (the observation vectors) and
-:mod:`marsdice.adapters.common` (the move cap).
+dependency-free pieces are :mod:`marsdice.adapters.encoding` (a game's observation vector,
+from its registration's encoder) and :mod:`marsdice.adapters.common` (the move cap).
+
+The adapters know no game by name: they reach games through :mod:`marsdice.games` (the
+registration and its providers) and what each game declares
+(:class:`~marsdice.core.game.GameType`, :meth:`~marsdice.core.game.Game.max_game_length`,
+:meth:`~marsdice.core.game.Game.setup_outcomes`).
 """
 
 from __future__ import annotations

@@ -7,13 +7,16 @@ table where nobody captures, plays forever, while OpenSpiel needs a finite
 adapter counts moves (player decisions and chance outcomes alike) and stops a game at
 ``max_moves``: OpenSpiel ends it there (the leaders by score share the win, solo: minus the
 turns begun), PettingZoo and Gymnasium *truncate* it (``truncated``, no reward). The default
-cap is a hundred rounds' worth of moves, far beyond any game sensible players (or random
-ones) play. Standard library only.
+cap is the game's own bound, :meth:`~marsdice.core.game.Game.max_game_length`: a hundred
+rounds' worth of its longest turns, far beyond any game sensible players (or random ones)
+play. Standard library only.
 
 >>> from marsdice.games import get_game
 >>> variant, cap = split_params(get_game("martian"), {"players": 2, "target": 10, "max_moves": 0})
 >>> variant.target, cap
 (10, 7800)
+>>> split_params(get_game("attacks"), {"players": 2})[1]
+6000
 """
 
 from __future__ import annotations
@@ -27,20 +30,6 @@ from marsdice.core.game import JSON, Game, GameState, Variant
 
 #: the adapters' own setting, next to the game's variant parameters
 MAX_MOVES: Final = "max_moves"
-#: rounds the default cap allows
-CAP_ROUNDS: Final = 100
-#: a generous bound on one Mars Attacks turn's moves (random play averages about 3)
-ATTACKS_TURN_MOVES: Final = 30
-
-
-def default_max_moves(game: Game, variant: Variant) -> int:
-    """A hundred rounds of long turns: Martian Dice turns have at most ``dice`` rolls of
-    three moves each (roll, take, stop/roll); Mars Attacks turns are counted as 30."""
-    per_turn = ATTACKS_TURN_MOVES
-    dice = game.variant_to_params(variant).get("dice") if game.name == "martian" else None
-    if isinstance(dice, int):
-        per_turn = 3 * dice
-    return CAP_ROUNDS * variant.players * per_turn
 
 
 def split_params(game: Game, params: Mapping[str, JSON]) -> tuple[Variant, int]:
@@ -51,7 +40,7 @@ def split_params(game: Game, params: Mapping[str, JSON]) -> tuple[Variant, int]:
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
         raise VariantError(f"{MAX_MOVES} must be a whole number, 0 for the default, got {cap!r}")
     variant = game.variant_from_params(rest)
-    return variant, cap or default_max_moves(game, variant)
+    return variant, cap or game.max_game_length(variant)
 
 
 def capped_returns(state: GameState) -> tuple[float, ...]:

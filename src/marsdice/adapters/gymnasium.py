@@ -1,7 +1,8 @@
 """A single-agent Gymnasium environment: you at one seat, our bots at the others (needs
 ``pip install 'marsdice[research]'``).
 
-Importing this module registers ``marsdice/Martian-v0`` and ``marsdice/Attacks-v0``:
+Importing this module registers ``marsdice/NAME-v0`` for each game of :mod:`marsdice.games`,
+``marsdice/Martian-v0`` and ``marsdice/Attacks-v0``:
 
 >>> import gymnasium
 >>> import marsdice.adapters.gymnasium
@@ -10,12 +11,13 @@ Importing this module registers ``marsdice/Martian-v0`` and ``marsdice/Attacks-v
 >>> observation["action_mask"].tolist() == info["action_mask"].tolist()
 True
 
-- Options: ``game`` (set by the id), ``opponent`` (any bot the game registers: Martian Dice
-  ``winprob``, ``expected``, ``cautious``, ``random``; Mars Attacks ``planner``,
-  ``heuristic``, ``random``; default: the game's default opponent), ``seat`` (yours,
-  default 0), ``illegal_reward`` (default -1) and the variant parameters (``players``,
-  ``target``, ... and ``max_moves``, see :mod:`marsdice.adapters.common`). Martian Dice with
-  ``players=1`` is the solo challenge, no opponent.
+- Options: ``game`` (set by the id; default the first registered game), ``opponent`` (any
+  bot the game registers: Martian Dice ``winprob``, ``expected``, ``cautious``, ``random``;
+  Mars Attacks ``planner``, ``heuristic``, ``random``; default: the game's default
+  opponent), ``seat`` (yours, default 0), ``illegal_reward`` (default -1) and the variant
+  parameters (``players``, ``target``, ... and ``max_moves``, see
+  :mod:`marsdice.adapters.common`). Martian Dice with ``players=1`` is the solo challenge,
+  no opponent.
 - Action space: ``Discrete(Game.num_actions(variant))``, the game's integer encoding.
 - Observation space: ``Dict(observation=Box(0, high, (size,), float32),
   action_mask=Box(0, 1, (num_actions,), int8))``, the same as PettingZoo's; the mask is
@@ -32,7 +34,7 @@ True
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from marsdice.adapters import require
 from marsdice.adapters.common import play_chance, split_params
@@ -40,15 +42,21 @@ from marsdice.adapters.encoding import encoder
 from marsdice.bots.base import Bot
 from marsdice.bots.registry import bot_spec, make_bot
 from marsdice.core.errors import VariantError
-from marsdice.core.game import JSON, GameState
-from marsdice.games import get_game, registration
+from marsdice.core.game import JSON, Game, GameState
+from marsdice.games import all_games, game_names, get_game, registration
 
 np: Any = require("numpy")
 gym: Any = require("gymnasium")
 spaces: Any = require("gymnasium.spaces")
 
-#: the registered ids and their games
-IDS = {"marsdice/Martian-v0": "martian", "marsdice/Attacks-v0": "attacks"}
+
+def env_id(game: Game) -> str:
+    """Gymnasium's id of one of our games (``marsdice/Martian-v0``)."""
+    return f"marsdice/{game.name.capitalize()}-v0"
+
+
+#: the registered ids and their games, one per registered game
+IDS: Final = {env_id(game): game.name for game in all_games()}
 
 
 class MarsDiceEnv(gym.Env):  # type: ignore[misc]
@@ -58,14 +66,14 @@ class MarsDiceEnv(gym.Env):  # type: ignore[misc]
 
     def __init__(
         self,
-        game: str = "martian",
+        game: str | None = None,
         opponent: str | None = None,
         seat: int = 0,
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
         **params: JSON,
     ) -> None:
-        self.game = get_game(game)
+        self.game = get_game(game or game_names()[0])
         self.variant, self.max_moves = split_params(self.game, params)
         players = self.variant.players
         if not 0 <= seat < players:

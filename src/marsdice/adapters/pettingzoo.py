@@ -1,4 +1,5 @@
-"""Both games as PettingZoo AEC environments (needs ``pip install 'marsdice[research]'``).
+"""Every registered game as a PettingZoo AEC environment (needs ``pip install
+'marsdice[research]'``).
 
 >>> from marsdice.adapters.pettingzoo import env
 >>> table = env(game="martian", players=2, target=10)
@@ -12,7 +13,7 @@
 - Action space: ``Discrete(Game.num_actions(variant))``, the game's integer encoding.
 - Observation space: ``Dict(observation=Box(0, high, (size,), float32),
   action_mask=Box(0, 1, (num_actions,), int8))``; the vector is
-  :mod:`marsdice.adapters.encoding`'s (viewer-relative seats), the mask is
+  the game's encoder's (:mod:`marsdice.adapters.encoding`, viewer-relative seats), the mask is
   :meth:`Game.legal_mask` for the agent to act and all zeros for the others.
 - Rewards: the engine's returns when the game ends (1 shared among the winners; solo Martian
   Dice, minus the turns taken), 0 before. At ``max_moves`` (see
@@ -32,7 +33,7 @@ from marsdice.adapters.common import capped_returns, play_chance, split_params
 from marsdice.adapters.encoding import encoder
 from marsdice.core.errors import IllegalActionError
 from marsdice.core.game import JSON, GameState
-from marsdice.games import get_game
+from marsdice.games import game_names, get_game
 
 np: Any = require("numpy")
 spaces: Any = require("gymnasium.spaces")
@@ -40,8 +41,9 @@ _pettingzoo: Any = require("pettingzoo")
 wrappers: Any = require("pettingzoo.utils.wrappers")
 
 
-def env(game: str = "martian", render_mode: str | None = None, **params: JSON) -> Any:
-    """A wrapped AEC environment of ``game`` with these variant parameters."""
+def env(game: str | None = None, render_mode: str | None = None, **params: JSON) -> Any:
+    """A wrapped AEC environment of ``game`` (default: the first registered game) with
+    these variant parameters."""
     wrapped = raw_env(game=game, render_mode=render_mode, **params)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
@@ -58,10 +60,10 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
     }
 
     def __init__(
-        self, game: str = "martian", render_mode: str | None = None, **params: JSON
+        self, game: str | None = None, render_mode: str | None = None, **params: JSON
     ) -> None:
         super().__init__()
-        self.game = get_game(game)
+        self.game = get_game(game or game_names()[0])
         self.variant, self.max_moves = split_params(self.game, params)
         self.encoder = encoder(self.game, self.variant, self.max_moves)
         self.render_mode = render_mode

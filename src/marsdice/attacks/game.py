@@ -98,6 +98,8 @@ from marsdice.attacks.state import State, as_state
 from marsdice.attacks.variant import (
     DICE,
     FACES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     STACKS,
     SWITCHES,
     DenverRule,
@@ -224,6 +226,50 @@ class MarsAttacks(Game):
             switches[key] = value
         cards = _cards_param(params.get("cards", "builtin"))
         return Variant.from_values(whole["players"], whole["end_stacks"], cards, switches)
+
+    def variant_schema(self) -> JSONObject:
+        """Every setting with the seed's default and the limits :class:`Variant` checks;
+        ``cards`` is ``"builtin"`` or a card list (the card-file schema, not repeated here).
+
+        >>> GAME.variant_schema()["properties"]["end_stacks"]
+        {'type': 'integer', 'default': 2, 'minimum': 1, 'maximum': 4}
+        """
+        default = Variant()
+        properties: JSONObject = {
+            "players": {
+                "type": "integer",
+                "default": default.players,
+                "minimum": MIN_PLAYERS,
+                "maximum": MAX_PLAYERS,
+            },
+            "end_stacks": {
+                "type": "integer",
+                "default": default.end_stacks,
+                "minimum": 1,
+                "maximum": STACKS,
+            },
+        }
+        for name, enum in SWITCHES.items():
+            values: list[JSON] = [member.value for member in enum]
+            properties[name] = {
+                "type": "string",
+                "default": str(getattr(default, name).value),
+                "enum": values,
+            }
+        properties["cards"] = {
+            "description": "a custom card set, cards in the card-file schema "
+            "(docs/rules-attacks.md, Card data), at least 4 per player; "
+            '"builtin" or missing: the shipped set',
+            "anyOf": [
+                {"type": "string", "enum": ["builtin"]},
+                {"type": "array", "items": {"type": "object"}, "minItems": 1},
+            ],
+        }
+        return {
+            "type": "object",
+            "properties": {key: properties[key] for key in (*PARAMS, "cards")},
+            "additionalProperties": False,
+        }
 
     def variant_of(self, state: GameState) -> Variant:
         return as_state(state).variant

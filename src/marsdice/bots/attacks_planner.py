@@ -30,7 +30,7 @@ from marsdice.attacks.cards import Ability, Symbol
 from marsdice.attacks.phases import Phase
 from marsdice.attacks.solver import Goal, Problem, TurnSolver, capture_probability, solver_for
 from marsdice.attacks.state import State, as_state
-from marsdice.attacks.variant import SeattleRule
+from marsdice.attacks.variant import BombedRule, RerollRule, SeattleRule
 from marsdice.core.game import GameState
 
 #: share of a card's worth that a token is worth, per unit of its capture chance (tuned in
@@ -156,8 +156,8 @@ class Values:
         self.problem = Problem(
             goals=goals,
             limit=state.nuke_limit,
-            last_roll=variant.bombed.value == "last-roll",
-            subset=variant.reroll.value == "subset",
+            last_roll=variant.bombed is BombedRule.LAST_ROLL,
+            subset=variant.reroll is RerollRule.SUBSET,
             bomb=self._bomb(),
             toronto=self.toronto,
             seattle=state.owns(seat, Ability.SEATTLE),
@@ -175,8 +175,8 @@ class Values:
             c.symbol,
             max(0, need),
             self.state.nuke_limit,
-            variant.bombed.value == "last-roll",
-            variant.reroll.value == "subset",
+            variant.bombed is BombedRule.LAST_ROLL,
+            variant.reroll is RerollRule.SUBSET,
         )
 
     def worth(self, card: int) -> float:

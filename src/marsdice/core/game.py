@@ -262,6 +262,12 @@ class Game(ABC):
         """Settings from plain values (missing ones take the defaults). A bad value or an
         unknown key raises :class:`VariantError` whose message starts with the field's name."""
 
+    @abstractmethod
+    def variant_schema(self) -> JSONObject:
+        """The JSON Schema of the parameters :meth:`variant_from_params` accepts: an object
+        of its settings, each with its ``type``, ``default`` and its limits (``minimum`` /
+        ``maximum`` or ``enum``), so that a client can build a form without the rules."""
+
     # -- play --
 
     @abstractmethod

@@ -50,7 +50,9 @@ from marsdice.martian.events import RolloffRolled, TurnScored
 from marsdice.martian.rules import (
     CONTINUE,
     FACES,
+    MAX_DICE,
     MAX_PLAYERS,
+    MAX_TARGET,
     STOP,
     Continue,
     Face,
@@ -138,6 +140,34 @@ class MartianDice(Game):
             rolloff_dice=_int_param(params, "rolloff_dice", default.rolloff_dice),
             rolloff_mode=_mode_param(params, default.rolloff_mode),
         )
+
+    def variant_schema(self) -> JSONObject:
+        """Every setting with its rulebook default and the limits :class:`Variant` checks.
+
+        >>> GAME.variant_schema()["properties"]["target"]
+        {'type': 'integer', 'default': 25, 'minimum': 1, 'maximum': 100}
+        """
+        default = Variant()
+
+        def whole(value: int, top: int) -> JSONObject:
+            return {"type": "integer", "default": value, "minimum": 1, "maximum": top}
+
+        modes: list[JSON] = [mode.value for mode in RolloffMode]
+        return {
+            "type": "object",
+            "properties": {
+                "players": whole(default.players, MAX_PLAYERS),
+                "target": whole(default.target, MAX_TARGET),
+                "dice": whole(default.dice, MAX_DICE),
+                "rolloff_dice": whole(default.rolloff_dice, MAX_DICE),
+                "rolloff_mode": {
+                    "type": "string",
+                    "default": default.rolloff_mode.value,
+                    "enum": modes,
+                },
+            },
+            "additionalProperties": False,
+        }
 
     # -- play --
 
