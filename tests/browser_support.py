@@ -44,9 +44,14 @@ def skip_reason() -> str | None:
     return None
 
 
+def database_file(tmp_path: Path) -> Path:
+    """The SQLite file of the server :func:`start_server` starts in ``tmp_path``."""
+    return tmp_path / "browser.sqlite3"
+
+
 def start_server(tmp_path: Path, *options: str) -> Server:
     """A real server on a fresh SQLite file, bots at delay 0."""
-    return Server(f"sqlite:///{tmp_path / 'browser.sqlite3'}", tmp_path, *options)
+    return Server(f"sqlite:///{database_file(tmp_path)}", tmp_path, *options)
 
 
 @pytest.fixture(scope="module")
@@ -102,9 +107,18 @@ def new_page(
 
 
 def watch_errors(page: Any) -> Any:
-    """Collect the page's uncaught script errors on ``page.errors`` (a test asserts none)."""
+    """Collect the page's uncaught script errors and its console errors on ``page.errors`` (a
+    test asserts none). Chromium's own line for an HTTP error answer ("Failed to load
+    resource") is left out: the page reads those answers and shows them (a 422 next to its
+    field)."""
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def console(message: Any) -> None:
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            errors.append(f"console: {message.text}")
+
+    page.on("console", console)
     page.errors = errors
     return page
 

@@ -395,47 +395,60 @@ def test_the_plugin_has_a_text_for_every_event_ability_and_setting() -> None:
     wanted |= set(re.findall(r'tr\(t, "([^"]+)"', script))
     wanted |= set(re.findall(r'"(event\.[a-z-]+)"', script))
     assert sorted(wanted - set(english)) == []
-    # the lobby's choices are the engine's switch values, default first
-    for name, enum in SWITCHES.items():
-        found = re.search(rf'select\("{name}", \[([^\]]*)\]\)', script)
-        assert found is not None, name
-        assert re.findall(r'"([^"]+)"', found.group(1)) == [m.value for m in enum], name
 
 
-TIE_BREAKS = """async ([scores, cards, winners]) => {
-  const plugin = (await import("/static/js/games/attacks.js")).default;
-  const t = (key, params) => key.split(":")[1] + (params.name ? ":" + params.name : "");
+def test_the_lobby_offers_every_setting_the_server_declares(server: Server) -> None:
+    """The lobby's form is the schema of /api/games: every setting (but the player count and
+    the card file) has a label and a text for each of its choices."""
+    games = httpx.get(f"{server.base}/api/games", timeout=10).json()["games"]
+    properties = next(g for g in games if g["name"] == "attacks")["schema"]["variant"]["properties"]
+    english = texts("en", "attacks")
+    wanted = set()
+    for name, prop in properties.items():
+        if name in ("players", "cards"):
+            continue
+        values = prop.get("enum") or range(prop["minimum"], prop["maximum"] + 1)
+        wanted |= {f"option.{name}"} | {f"option.{name}.{value}" for value in values}
+    assert len(wanted) > 12
+    assert sorted(wanted - set(english)) == []
+
+
+TIE_BREAKS = """async ([tie, cards]) => {
+  const plugin = await import("/static/js/games/attacks.js");
+  const t = (key, params) => key.split(":")[1] + (params.n !== undefined ? ":" + params.n : "");
   const owned = cards.map((n) => Array.from({ length: n }, () => ({ slug: "x", name: "X" })));
-  const view = { players: scores.length, scores, winners, phase: "over", board: { owned } };
-  return plugin.tieBreaks(view, { t, names: ["Ann", "Bob", "Cy"] });
+  const view = { players: cards.length, phase: "over", board: { owned } };
+  return plugin.tieBreakLines(tie, view, { t, names: ["Ann", "Bob", "Cy"] });
 }"""
 
 
+def tie(seats: list[int], places: list[int], by: str) -> dict[str, Any]:
+    return {"score": 5, "seats": seats, "places": places, "by": by}
+
+
 @pytest.mark.parametrize(
-    ("scores", "cards", "winners", "lines"),
+    ("group", "cards", "lines"),
     [
-        ([5, 3, 1], [1, 1, 1], [0], []),  # no tie: nothing to explain
-        ([5, 5, 1], [2, 1, 0], [0], ["tie.vp"]),  # more cards
-        ([5, 5, 1], [1, 1, 0], [1], ["tie.vp", "tie.reached:Bob"]),  # reached the score first
-        ([5, 5, 5], [1, 1, 1], [0, 1, 2], ["tie.vp", "tie.shared"]),  # shared win
+        (tie([0, 1], [1, 2], "cards"), [2, 1, 0], ["tie.vp"]),  # more cards win
+        (tie([1, 0], [1, 2], "reached_first"), [1, 1, 0], ["tie.vp", "tie.reached_first"]),
+        (tie([0, 1, 2], [1, 1, 1], "shared"), [1, 1, 1], ["tie.vp", "tie.shared"]),  # shared win
+        (tie([2, 1], [2, 3], "cards"), [3, 0, 1], ["tie.vp_place"]),  # a lower place
+        (tie([1, 2], [2, 2], "shared"), [3, 0, 0], ["tie.vp_place", "tie.shared_place:2"]),
     ],
 )
 def test_end_screen_explains_the_tie_break(
-    browser: Any,
-    server: Server,
-    scores: list[int],
-    cards: list[int],
-    winners: list[int],
-    lines: list[str],
+    browser: Any, server: Server, group: dict[str, Any], cards: list[int], lines: list[str]
 ) -> None:
+    """Each tie-break of the view in words: the rule the engine names (``by``), never one of
+    the page's own."""
     page = new_page(browser, server)
     page.goto("/static/i18n/en/attacks.json")  # any page of the server: the module's origin
-    assert page.evaluate(TIE_BREAKS, [scores, cards, winners]) == lines
+    assert page.evaluate(TIE_BREAKS, [group, cards]) == lines
     page.context.close()
 
 
 DESCRIBE = """async ([lang, events, actions]) => {
-  const plugin = (await import("/static/js/games/attacks.js")).default;
+  const plugin = await import("/static/js/games/attacks.js");
   const dict = await (await fetch(`/static/i18n/${lang}/attacks.json`)).json();
   const t = (key, params = {}) => {
     let value = dict[key.split(":")[1]];

@@ -453,7 +453,7 @@ def martian_events() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, An
 
 RENDER = """async ({events, during, over, lastRound, lang}) => {
   const i18n = await import("/static/js/i18n.js");
-  const plugin = (await import("/static/js/games/martian.js")).default;
+  const plugin = await import("/static/js/games/martian.js");
   await i18n.setLanguage(lang);
   await i18n.load("martian");
   const ctx = {t: i18n.t, i18n, lang, names: ["Ann", "Bob", "Cy"], seat: 0};
@@ -466,8 +466,7 @@ RENDER = """async ({events, during, over, lastRound, lang}) => {
   return {
     lines: events.map((event) => plugin.describeEvent(event, ctx)),
     labels, during: duringText, over: box.innerText,
-    breaks: plugin.tieBreaks(over, ctx),
-    turn: plugin.turnSeat(during), next: plugin.nextSeat(during),
+    breaks: over.tie_breaks.flatMap((tie) => plugin.tieBreakLines(tie, over, ctx)),
     notice: plugin.lastRoundNotice(lastRound, ctx), quiet: plugin.lastRoundNotice(during, ctx),
   };
 }"""
@@ -502,7 +501,8 @@ def test_every_event_and_the_roll_off_read_in_each_language(
         assert "Ann" in line or "Bob" in line or "Cy" in line, line
     # the roll-off: the dice shown, labelled for screen readers, the tie-break on the end board
     assert ray in out["labels"]
-    assert (out["turn"], out["next"]) == (1, None)  # Bob rolls the roll-off's last roll
+    assert (during["turn_seat"], during["next_seat"]) == (1, None)  # Bob rolls the last roll
+    assert [tie["by"] for tie in over["tie_breaks"]] == ["rolloff"]
     assert out["breaks"] == [out["breaks"][0]] and tie_break in out["breaks"][0]
     assert tie_break in out["over"] and "Ann" in out["over"]
 
@@ -535,7 +535,10 @@ def test_translations_have_every_key_with_the_same_placeholders(ns: str, lang: s
 
 def test_every_literal_key_in_the_page_has_an_english_text() -> None:
     used = set()
-    for name in ["app.js", "lobby.js", "table.js", "games/martian.js"]:
+    # the review's and the replay's pages (and their shared loader) prefix their own namespace
+    scripts = ["app.js", "lobby.js", "table.js", "variant.js", "games/martian.js"]
+    scripts += [str(path.relative_to(STATIC / "js")) for path in (STATIC / "js/table").glob("*.js")]
+    for name in scripts:
         used |= set(re.findall(r"\bt\(\s*\"([\w.:-]+)\"", (STATIC / "js" / name).read_text()))
     assert len(used) > 50
     english = {"common": texts("en", "common"), "martian": texts("en", "martian")}

@@ -1,11 +1,14 @@
 """Several server processes on one PostgreSQL database and one Redis (``docs/deploy.md``):
 real processes on loopback ports, the machine's real PostgreSQL and Redis (a private
-``redis-server`` for the restart test), no mocks."""
+``redis-server`` for the restart test), no mocks. First, what a process does with the news
+it reads from Redis (no Redis needed for that)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import shutil
@@ -26,10 +29,57 @@ from marsdice.core.record import GameRecord
 from marsdice.fair import verify_record
 from marsdice.storage import tables
 from marsdice.storage.db import Database
+from marsdice.web.cluster import NewsKind, RedisCluster
+from marsdice.web.live import load_live
 from serverproc import Server, free_port
 
 TEST_REDIS_ENV = "MARSDICE_TEST_REDIS_URL"
 CHANCE = -1
+
+
+class Heard:
+    """The hub's side of the news: what reached it."""
+
+    def __init__(self) -> None:
+        self.news: list[tuple[str, NewsKind, int | None]] = []
+
+    async def on_news(self, table_id: str, kind: NewsKind, seat: int | None) -> None:
+        self.news.append((table_id, kind, seat))
+
+    def on_lease_lost(self, table_id: str) -> None:
+        raise AssertionError("no lease here")
+
+    async def on_sweep(self) -> None:
+        raise AssertionError("no sweep here")
+
+
+def test_news_of_an_unknown_kind_is_logged_and_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    async def running() -> list[str]:
+        return []
+
+    cluster = RedisCluster("redis://127.0.0.1:1/0", running=running)  # never connected
+    heard = Heard()
+    cluster._events = heard
+
+    async def deliver(**news: Any) -> None:
+        message = {"table": "t1", "seat": 1, "from": "another process", **news}
+        await cluster._news({"type": "message", "data": json.dumps(message)})
+
+    async def scenario() -> None:
+        for kind in ("step", "bogus", 7, None, ["step"], "adopted", "table", "left"):
+            await deliver(kind=kind)
+        await cluster._news({"type": "message", "data": "{not json"})
+        await deliver(kind="step", **{"from": cluster.process_id})  # its own: not news
+        assert not cluster._sweep_now.is_set()
+        await deliver(kind="released")  # a lease given back wakes the sweep, not the hub
+        assert cluster._sweep_now.is_set()
+
+    with caplog.at_level(logging.WARNING, logger="marsdice.web"):
+        asyncio.run(scenario())
+    assert heard.news == [("t1", "step", 1), ("t1", "table", 1), ("t1", "left", 1)]
+    unknown = [r.getMessage() for r in caplog.records if "unknown kind" in r.getMessage()]
+    assert len(unknown) == 5 and "'bogus'" in unknown[0] and "'adopted'" in unknown[4]
+    assert any("malformed" in r.getMessage() for r in caplog.records)
 
 
 def redis_unavailable() -> str | None:
@@ -199,7 +249,7 @@ def test_players_on_three_processes_play_whole_games(
                 assert_saw_every_step(player, final["version"])
                 assert not player.errors, player.errors
                 player.close()
-            live = tables.load_live(pg, table_id)
+            live = load_live(pg, table_id)
             assert live is not None and live.state.is_terminal
             assert live.version == final["version"]
             record = httpx.get(f"{cluster.servers[1].base}/api/tables/{table_id}/record").text
@@ -255,7 +305,7 @@ def test_conflicting_actions_on_two_processes_store_exactly_one(
                 for player in pair:
                     with contextlib.suppress(TimeoutError):
                         player.receive(timeout=0.05)
-            live = tables.load_live(pg, table_id)
+            live = load_live(pg, table_id)
             assert live is not None
             stored = live.actions[version].text()
             refused = [e for p in pair for e in p.errors if e["code"] == "stale_version"]
@@ -330,7 +380,7 @@ def test_the_lease_holder_dies_and_another_process_finishes_the_game(
         while not watchers[other].state["view"]["winners"]:
             watchers[other].receive()
         assert_saw_every_step(watchers[other], moved.state["version"])
-        live = tables.load_live(pg, table_id)  # replays every stored step: none missing
+        live = load_live(pg, table_id)  # replays every stored step: none missing
         assert live is not None and live.version == moved.state["version"]
         record = httpx.get(f"{cluster.servers[other].base}/api/tables/{table_id}/record").text
         assert verify_record(GameRecord.loads(record)).fair  # no roll drawn twice
@@ -415,7 +465,7 @@ def test_a_redis_restart_loses_no_action(pg: Database, tmp_path: Path) -> None:
                 player.settle(state["version"])
             step += 1
         assert step > 10, "the game should outlast the restart"
-        live = tables.load_live(pg, table_id)
+        live = load_live(pg, table_id)
         assert live is not None and live.state.is_terminal
         for version, action in acted:  # every acknowledged action is in the log
             assert live.actions[version].text() == action

@@ -16,8 +16,10 @@ from starlette.websockets import WebSocketDisconnect
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.testing import temporary_database
-from marsdice.web.app import FLOOD_LIMIT, create_app
+from marsdice.web.app import create_app
 from marsdice.web.hub import Hub
+from marsdice.web.live import load_live
+from marsdice.web.routes.play import FLOOD_LIMIT
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 HUMAN = {"kind": "human"}
@@ -156,7 +158,52 @@ def test_bots_think_for_the_configured_delay(db: Database) -> None:
             while state["table"]["status"] != "finished":
                 state = json.loads(ws.receive_text())
         elapsed = time.monotonic() - started
-    live = tables.load_live(db, table_id)
+    live = load_live(db, table_id)
     assert live is not None
     bot_moves = sum(1 for actor, _ in live.actors if actor == "bot")
     assert bot_moves >= 2 and elapsed >= 0.02 * bot_moves
+
+
+# --- every REST error in the documented form ----------------------------------------------------
+
+
+def test_starlettes_own_errors_come_in_the_documented_form(db: Database) -> None:
+    with TestClient(create_app(database=db)) as client:
+        missing = client.get("/api/nothing-here")
+        wrong_method = client.delete("/api/tables")
+        no_file = client.get("/static/js/nothing-here.js")
+    assert (missing.status_code, missing.json()) == (
+        404,
+        {"error": "not_found", "message": "Not Found"},
+    )
+    assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
+    assert wrong_method.json() == {"error": "method_not_allowed", "message": "Method Not Allowed"}
+    assert no_file.json()["error"] == "not_found"
+
+
+def test_a_bad_token_is_refused_by_its_type_not_its_message(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_args: Any) -> None:
+        raise tables.BadTokenError("no seat for that token")
+
+    with TestClient(create_app(database=db)) as client:
+        table_id, _ = seated_table(client)
+        monkeypatch.setattr(tables, "leave", refuse)
+        response = client.post(f"/api/tables/{table_id}/leave", json={"token": "x"})
+    assert (response.status_code, response.json()) == (
+        403,
+        {"error": "bad_token", "message": "no seat for that token"},
+    )
+
+
+def test_the_openapi_document_names_the_error_body(db: Database) -> None:
+    with TestClient(create_app(database=db)) as client:
+        document = client.get("/openapi.json").json()
+    leave = document["paths"]["/api/tables/{table_id}/leave"]["post"]["responses"]
+    assert set(leave) == {"200", "403", "404", "409", "422"}
+    for status in ("403", "404", "409", "422"):
+        schema = leave[status]["content"]["application/json"]["schema"]
+        assert schema == {"$ref": "#/components/schemas/ErrorBody"}
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    assert document["components"]["schemas"]["ErrorBody"]["required"] == ["error", "message"]

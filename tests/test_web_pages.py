@@ -23,6 +23,7 @@ from marsdice.review import load_schema
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.web.app import create_app
+from marsdice.web.live import load_live
 from marsdice.web.pages import CSP, STATIC_DIR, lobby_url
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -200,7 +201,7 @@ def test_replay_verify_and_review_of_a_finished_game(
     client: TestClient, db: Database, game: str, variant: dict[str, Any]
 ) -> None:
     table_id = finished_bot_game(client, game, variant)
-    live = tables.load_live(db, table_id)
+    live = load_live(db, table_id)
     assert live is not None
     replay = client.get(f"/api/tables/{table_id}/replay").json()
     steps = replay["steps"]

@@ -20,6 +20,7 @@ from marsdice.fair import verify_record
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.web.app import create_app
+from marsdice.web.live import load_live
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -135,7 +136,7 @@ def test_two_people_play_a_whole_game_and_a_spectator_follows(
         final = play_until(players, [watcher], random.Random(5))
     assert final["table"]["status"] == "finished"
     assert final["table"]["server_seed"]
-    live = tables.load_live(db, table_id)
+    live = load_live(db, table_id)
     assert live is not None and live.state.is_terminal and live.version == final["version"]
     assert len(watcher.texts) > final["version"] // 2  # the spectator saw the game go by
     assert {"human", "chance"} <= set(final["actors"])
@@ -168,7 +169,7 @@ def test_a_person_against_a_bot(client: TestClient, db: Database) -> None:
                 }
             )
             ann.receive()
-    live = tables.load_live(db, table_id)
+    live = load_live(db, table_id)
     assert live is not None and live.state.is_terminal
     assert "bot" in state["actors"] and "human" in state["actors"]
     assert all(seat == 0 for actor, seat in live.actors if actor == "bot")
@@ -336,7 +337,7 @@ def test_no_message_shows_a_face_down_card_before_the_end(client: TestClient, db
         players = [Conn(stack, client, table_id, token) for token in tokens]
         watcher = Conn(stack, client, table_id, None)
         play_until(players, [watcher], random.Random(8))
-    live = tables.load_live(db, table_id)
+    live = load_live(db, table_id)
     assert live is not None
     states: list[Any] = [live.start, *live.states]
     # a card once face up is known to all, even after Oklahoma City sends it under its stack
@@ -384,7 +385,7 @@ def test_an_absent_player_is_played_by_a_bot_and_takes_the_seat_back(db: Databas
                         }
                     )
             assert ann.state["table"]["seats"][1]["away"]
-            live = tables.load_live(db, table_id)
+            live = load_live(db, table_id)
             assert live is not None
             assert {seat for actor, seat in live.actors if actor == "stand-in"} == {1}
             if ann.state["view"]["winners"]:
@@ -393,12 +394,12 @@ def test_an_absent_player_is_played_by_a_bot_and_takes_the_seat_back(db: Databas
             for conn in (ann, bob):
                 while conn.state["table"]["seats"][1]["away"]:
                     conn.receive()
-            live = tables.load_live(db, table_id)
+            live = load_live(db, table_id)
             assert live is not None
             version = live.version
             stand_ins = sum(1 for actor, _ in live.actors if actor == "stand-in")
             final = play_until([ann, bob], [], chooser)
-            live = tables.load_live(db, table_id)
+            live = load_live(db, table_id)
             assert live is not None and final["version"] > version
             assert sum(1 for actor, _ in live.actors if actor == "stand-in") == stand_ins
 
@@ -418,7 +419,7 @@ def test_leaving_a_running_game_hands_the_seat_to_a_bot(client: TestClient, db: 
                     {"type": "action", "version": state["version"], "action": chooser.choice(legal)}
                 )
                 ann.receive()
-    live = tables.load_live(db, table_id)
+    live = load_live(db, table_id)
     assert live is not None and live.state.is_terminal
     assert {seat for actor, seat in live.actors if actor == "stand-in"} == {1}
 

@@ -16,8 +16,8 @@ from websockets.sync.client import connect
 
 from marsdice.cli import serve
 from marsdice.cli.main import main
-from marsdice.storage import tables
 from marsdice.storage.db import Database
+from marsdice.web.live import load_live
 from serverproc import Server, play, receive
 
 
@@ -102,7 +102,7 @@ def test_a_killed_server_loses_no_acknowledged_step(db: Database, tmp_path: Path
         acknowledged = play(ws_url, tokens, stop=8)
     finally:
         server.kill()
-    live = tables.load_live(db, table_id)
+    live = load_live(db, table_id)
     assert live is not None and live.version >= acknowledged
     server = Server(db.url, tmp_path)
     try:

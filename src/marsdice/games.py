@@ -41,8 +41,10 @@ class BotSpec:
 
 @dataclass(frozen=True, slots=True)
 class BrowserPlugin:
-    """A game's part of the browser client: its ES module under ``web/static/`` (default
-    export: the plugin object, ``docs/browser.md``) and its translation namespace."""
+    """A game's part of the browser client: its ES module under ``web/static/`` (named
+    exports: ``renderOptions``, ``renderBoard``, ``describeEvent``, ``actionLabel``,
+    ``describeChoice``, ``tieBreakLines``, see ``docs/browser.md``) and its translation
+    namespace."""
 
     module: str
     namespace: str
@@ -182,6 +184,18 @@ def provider(game: str | Game, kind: ProviderKind) -> Any:
     if kind not in PROVIDERS:
         raise ValueError(f"unknown provider {kind!r}: one of {', '.join(PROVIDERS)}")
     return load(getattr(registration(game), kind))
+
+
+def bot_spec(game: str | Game, name: str) -> BotSpec:
+    """A bot a game's registration offers, by name (nothing is imported); an unknown name
+    gets a message listing the known ones."""
+    offered = registration(game).bots
+    for spec in offered:
+        if spec.name == name:
+            return spec
+    known = ", ".join(spec.name for spec in offered)
+    game_name = game.name if isinstance(game, Game) else game
+    raise ValueError(f"unknown bot {name!r} for {game_name}: choose one of {known}")
 
 
 def read_record(text: str) -> tuple[Game, GameRecord]:

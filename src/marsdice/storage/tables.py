@@ -1,5 +1,9 @@
-"""Tables and their step log: create, join, leave, append a step, rebuild the game, export
-the record. Generic over games: every rule comes from the game's own ``Game`` object."""
+"""Tables and their step log: create, join, leave, append a step, read the log back, export
+the record. Generic over games: every rule comes from the game's own ``Game`` object.
+
+This module writes and reads rows; it keeps no game in memory: a server rebuilds its own
+game from :func:`read_log` and extends it with each step it stores (:func:`append_step`
+writes the row and changes nothing it is given)."""
 
 from __future__ import annotations
 
@@ -7,19 +11,18 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from marsdice.bots.registry import bot_spec
 from marsdice.core.errors import MarsDiceError, VariantError
-from marsdice.core.game import JSON, Action, Game, GameState
+from marsdice.core.game import JSON
 from marsdice.core.record import GameRecord
 from marsdice.fair import FairRandom, commitment, fair_tags, new_server_seed
-from marsdice.games import get_game
+from marsdice.games import bot_spec, get_game
 from marsdice.storage.db import Database
 from marsdice.storage.models import StepRow, TableRow, utcnow
 
@@ -49,18 +52,131 @@ class NotFinishedError(StorageError):
     code = "not_finished"
 
 
+class BadTokenError(StorageError):
+    """A token that holds no seat at the table (HTTP 403, not a conflict). The message keeps
+    its ``bad_token:`` prefix: the protocol's clients read it."""
+
+    code = "bad_token"
+
+
 class StaleVersionError(StorageError):
     """Another step was stored first on this version: reload and try again."""
 
     code = "stale_version"
 
 
+#: who sits at a seat: a person (who joins with a name and gets a token) or a named bot
+SeatKind = Literal["human", "bot"]
+SEAT_KINDS: Final[frozenset[str]] = frozenset(get_args(SeatKind))
+
+
 @dataclass(frozen=True, slots=True)
 class SeatSpec:
     """A seat asked for at creation: a human (joins later) or a named bot."""
 
-    kind: Literal["human", "bot"]
+    kind: SeatKind
     bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat of a table: a person's (once taken: their name, their token's hash, their
+    fair-dice seed) or a named bot's. A person ``away`` has left a running game or lost
+    their connection for too long: a bot plays the seat until they say hello again.
+
+    The table row stores each seat as a JSON object; :meth:`from_row` and :meth:`to_row`
+    convert at that edge, and write a row back exactly as it was read."""
+
+    kind: SeatKind
+    name: str | None = None
+    bot: str | None = None
+    token_hash: str | None = None
+    seed: str | None = None
+    away: bool = False
+    #: whether the stored object names ``away`` at all (a seat never marked has no key)
+    away_stored: bool = field(default=False, repr=False, compare=False)
+
+    @classmethod
+    def for_person(cls) -> Seat:
+        """An empty seat waiting for a person."""
+        return cls("human")
+
+    @classmethod
+    def for_bot(cls, bot: str) -> Seat:
+        """A bot's seat, the bot's name for the player's."""
+        return cls("bot", name=bot, bot=bot)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Seat:
+        kind = row.get("kind")
+        if kind not in SEAT_KINDS:
+            raise StorageError(f"a stored seat has the unknown kind {kind!r}")
+        return cls(
+            "bot" if kind == "bot" else "human",
+            name=_text(row.get("name")),
+            bot=_text(row.get("bot")),
+            token_hash=_text(row.get("token_hash")),
+            seed=_text(row.get("seed")),
+            away=bool(row.get("away")),
+            away_stored="away" in row,
+        )
+
+    def to_row(self) -> dict[str, Any]:
+        """The stored JSON object, keys in the order they have always been written."""
+        row: dict[str, Any]
+        if self.kind == "bot":
+            row = {"kind": "bot", "bot": self.bot, "name": self.name}
+        else:
+            row = {
+                "kind": "human",
+                "name": self.name,
+                "token_hash": self.token_hash,
+                "seed": self.seed,
+            }
+        if self.away_stored or self.away:
+            row["away"] = self.away
+        return row
+
+    @property
+    def taken(self) -> bool:
+        """A bot's seat, or a person's seat someone has joined."""
+        return self.kind == "bot" or self.token_hash is not None
+
+    @property
+    def vacant(self) -> bool:
+        """A person's seat nobody has joined yet."""
+        return self.kind == "human" and not self.token_hash
+
+    @property
+    def plays_itself(self) -> bool:
+        """The server moves for this seat: a bot's, or a person's while they are away."""
+        return self.kind == "bot" or self.away
+
+    def taken_by(self, name: str, token_hash: str, seed: str | None) -> Seat:
+        return replace(self, name=name, token_hash=token_hash, seed=seed)
+
+    def vacated(self) -> Seat:
+        """Given back before the start: empty again."""
+        return replace(self, name=None, token_hash=None, seed=None)
+
+    def marked(self, *, away: bool) -> Seat:
+        return replace(self, away=away, away_stored=True)
+
+    def public(self, index: int) -> dict[str, JSON]:
+        """What anyone may know of the seat: never its token's hash nor its seed."""
+        return {
+            "seat": index,
+            "kind": self.kind,
+            "bot": self.bot,
+            "name": self.name,
+            "taken": self.taken,
+            "seeded": bool(self.seed),
+            "away": self.away,
+        }
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +186,7 @@ class TableData:
     id: str
     game: str
     variant: dict[str, Any]
-    seats: list[dict[str, Any]]
+    seats: tuple[Seat, ...]
     commitment: str
     server_seed: bytes
     player_seeds: list[str]
@@ -87,7 +203,7 @@ class TableData:
             id=row.id,
             game=row.game,
             variant=dict(row.variant),
-            seats=[dict(seat) for seat in row.seats],
+            seats=tuple(Seat.from_row(seat) for seat in row.seats),
             commitment=row.commitment,
             server_seed=bytes.fromhex(row.server_seed),
             player_seeds=list(row.player_seeds),
@@ -102,7 +218,7 @@ class TableData:
     @property
     def names(self) -> list[str]:
         """Each seat's name for records and views (``Seat N`` while a seat is empty)."""
-        return [seat.get("name") or f"Seat {i + 1}" for i, seat in enumerate(self.seats)]
+        return [seat.name or f"Seat {i + 1}" for i, seat in enumerate(self.seats)]
 
     def seat_of(self, token: str | None) -> int | None:
         """The seat whose token this is, or None (compared in constant time)."""
@@ -111,25 +227,20 @@ class TableData:
         digest = token_hash(token)
         found = None
         for i, seat in enumerate(self.seats):
-            stored = seat.get("token_hash")
-            if isinstance(stored, str) and hmac.compare_digest(stored, digest):
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
                 found = i
         return found
 
+    def opening_record(self, moves: Sequence[str] = ()) -> GameRecord:
+        """The game as a record from its stored deal (the table must have started)."""
+        if self.setup is None:
+            raise StorageError(f"table {self.id} has not started")
+        tags = tuple((key, value) for key, value in self.setup)
+        return GameRecord(self.game, tuple(self.names), tags, tuple(moves))
+
     def public(self) -> dict[str, JSON]:
         """What anyone may know about the table: never a token or a seed before its time."""
-        seats: list[JSON] = [
-            {
-                "seat": i,
-                "kind": seat["kind"],
-                "bot": seat.get("bot"),
-                "name": seat.get("name"),
-                "taken": seat["kind"] == "bot" or seat.get("token_hash") is not None,
-                "seeded": bool(seat.get("seed")),
-                "away": bool(seat.get("away")),
-            }
-            for i, seat in enumerate(self.seats)
-        ]
+        seats: list[JSON] = [seat.public(i) for i, seat in enumerate(self.seats)]
         out: dict[str, JSON] = {
             "id": self.id,
             "game": self.game,
@@ -147,42 +258,17 @@ class TableData:
         return out
 
 
-@dataclass(slots=True)
-class Live:
-    """A started table's game rebuilt from its setup and step log."""
+@dataclass(frozen=True, slots=True)
+class StoredStep:
+    """One row of the step log: ``seq`` is the version it was played on, ``action`` the
+    game's full notation (nothing redacted), ``rng_counter`` the fair generator's counter
+    after it."""
 
-    table: TableData
-    game: Game
-    start: GameState
-    actions: list[Action] = field(default_factory=list)
-    states: list[GameState] = field(default_factory=list)
-    actors: list[tuple[str, int | None]] = field(default_factory=list)
-    counter: int = 0
-
-    @property
-    def version(self) -> int:
-        """Steps stored so far; a client's action must carry this number."""
-        return len(self.actions)
-
-    @property
-    def state(self) -> GameState:
-        return self.states[-1] if self.states else self.start
-
-    def rng(self) -> FairRandom:
-        """The fair generator, resumed where the last step left it."""
-        return FairRandom(self.table.server_seed, self.table.player_seeds, self.counter)
-
-    def state_before(self, index: int) -> GameState:
-        return self.start if index == 0 else self.states[index - 1]
-
-    def redacted_log(self, viewer: int | None) -> list[str]:
-        return [
-            self.game.redact(self.state_before(i), action, viewer)
-            for i, action in enumerate(self.actions)
-        ]
-
-    def moves(self) -> list[str]:
-        return [action.text() for action in self.actions]
+    seq: int
+    action: str
+    actor: str
+    seat: int | None
+    rng_counter: int
 
 
 def _utc(moment: datetime) -> datetime:
@@ -231,22 +317,22 @@ def create_table(
     variant = game.variant_from_params(params)
     if variant.players != len(seats):
         raise VariantError(f"seats: {len(seats)} seats for a {variant.players}-player game")
-    seat_rows: list[dict[str, Any]] = []
+    made: list[Seat] = []
     for spec in seats:
         if spec.kind == "bot":
             if not spec.bot:
                 raise VariantError("seats: a bot seat needs the bot's name")
-            bot_spec(game, spec.bot)  # ValueError listing the known bots
-            seat_rows.append({"kind": "bot", "bot": spec.bot, "name": spec.bot})
+            bot_spec(game, spec.bot)  # an unknown bot is refused, naming the known ones
+            made.append(Seat.for_bot(spec.bot))
         else:
-            seat_rows.append({"kind": "human", "name": None, "token_hash": None, "seed": None})
+            made.append(Seat.for_person())
     seed = new_server_seed()
     now = utcnow()
     row = TableRow(
         id=new_table_id(),
         game=game.name,
         variant=dict(game.variant_to_params(variant)),
-        seats=seat_rows,
+        seats=[seat.to_row() for seat in made],
         options=table_options(options),
         server_seed=seed.hex(),
         commitment=commitment(seed),
@@ -258,7 +344,7 @@ def create_table(
         updated_at=now,
     )
     with db.session() as session, session.begin():
-        if all(seat["kind"] == "bot" for seat in seat_rows):
+        if all(seat.kind == "bot" for seat in made):
             _start(row)
         session.add(row)
     return TableData.of(row)
@@ -298,13 +384,12 @@ def join(
             raise StorageError(f"table {table_id} has started: its seats are taken")
         if not 0 <= seat < len(row.seats):
             raise VariantError(f"seat: choose 0 to {len(row.seats) - 1}")
-        seats = [dict(s) for s in row.seats]
-        if seats[seat]["kind"] != "human" or seats[seat].get("token_hash"):
+        seats = _seats(row)
+        if not seats[seat].vacant:
             raise StorageError(f"seat {seat} is taken")
-        seats[seat].update(name=name, token_hash=token_hash(token), seed=seed)
-        row.seats = seats
-        row.updated_at = utcnow()
-        if all(s["kind"] == "bot" or s.get("token_hash") for s in seats):
+        seats[seat] = seats[seat].taken_by(name, token_hash(token), seed)
+        _store_seats(row, seats)
+        if all(s.taken for s in seats):
             _start(row)
         data = TableData.of(row)
     return data, token
@@ -318,16 +403,15 @@ def leave(db: Database, table_id: str, token: str) -> TableData:
         data = TableData.of(row)
         seat = data.seat_of(token)
         if seat is None:
-            raise StorageError("bad_token: that token holds no seat at this table")
+            raise BadTokenError("bad_token: that token holds no seat at this table")
         if row.status == FINISHED:
             raise StorageError(f"table {table_id} has finished")
-        seats = [dict(s) for s in row.seats]
+        seats = list(data.seats)
         if row.status == OPEN:
-            seats[seat].update(name=None, token_hash=None, seed=None)
+            seats[seat] = seats[seat].vacated()
         else:
-            seats[seat]["away"] = True
-        row.seats = seats
-        row.updated_at = utcnow()
+            seats[seat] = seats[seat].marked(away=True)
+        _store_seats(row, seats)
         return TableData.of(row)
 
 
@@ -335,11 +419,19 @@ def set_away(db: Database, table_id: str, seat: int, away: bool) -> TableData:
     """Mark a human seat away (a bot plays it) or back."""
     with db.session() as session, session.begin():
         row = _locked(session, table_id)
-        seats = [dict(s) for s in row.seats]
-        seats[seat]["away"] = away
-        row.seats = seats
-        row.updated_at = utcnow()
+        seats = _seats(row)
+        seats[seat] = seats[seat].marked(away=away)
+        _store_seats(row, seats)
         return TableData.of(row)
+
+
+def _seats(row: TableRow) -> list[Seat]:
+    return [Seat.from_row(seat) for seat in row.seats]
+
+
+def _store_seats(row: TableRow, seats: Sequence[Seat]) -> None:
+    row.seats = [seat.to_row() for seat in seats]
+    row.updated_at = utcnow()
 
 
 def _locked(session: Any, table_id: str) -> TableRow:
@@ -356,7 +448,7 @@ def _start(row: TableRow) -> None:
     """Deal: the opening state from the fair generator; its setup tags are stored."""
     game = get_game(row.game)
     variant = game.variant_from_params(row.variant)
-    player_seeds = [str(seat["seed"]) for seat in row.seats if seat.get("seed")]
+    player_seeds = [seat.seed for seat in _seats(row) if seat.seed]
     rng = FairRandom(bytes.fromhex(row.server_seed), player_seeds, 0)
     start = game.start(variant, rng)
     row.player_seeds = player_seeds
@@ -368,46 +460,10 @@ def _start(row: TableRow) -> None:
 # --- the step log -------------------------------------------------------------------------
 
 
-def load_live(db: Database, table_id: str) -> Live | None:
-    """The table's game rebuilt from its setup and every stored step (None before the start).
-    The engine checks every step again on the way."""
-    with db.session() as session:
-        row = session.get(TableRow, table_id)
-        if row is None:
-            raise NotFoundError(f"no table {table_id!r}")
-        table = TableData.of(row)
-        steps = [
-            StoredStep(r.seq, r.action, r.actor, r.seat, r.rng_counter)
-            for r in session.scalars(
-                select(StepRow).where(StepRow.table_id == table_id).order_by(StepRow.seq)
-            )
-        ]
-    if table.setup is None:
-        return None
-    game = get_game(table.game)
-    opening = GameRecord(game.name, tuple(table.names), tuple((k, v) for k, v in table.setup))
-    live = Live(table, game, game.opening(opening), counter=table.start_counter)
-    for step in steps:
-        extend_live(
-            live, StoredStep(step.seq, step.action, step.actor, step.seat, step.rng_counter)
-        )
-    return live
-
-
-@dataclass(frozen=True, slots=True)
-class StoredStep:
-    """One row of the step log, as :func:`steps_after` gives it."""
-
-    seq: int
-    action: str
-    actor: str
-    seat: int | None
-    rng_counter: int
-
-
 def steps_after(db: Database, table_id: str, version: int) -> tuple[TableData, list[StoredStep]]:
     """The table row and the steps from ``version`` on, so that a cached game can catch up
-    with steps another process stored without replaying the whole log."""
+    with steps another process stored without replaying the whole log. A gap in the log
+    raises :class:`StorageError`."""
     with db.session() as session:
         row = session.get(TableRow, table_id)
         if row is None:
@@ -418,18 +474,49 @@ def steps_after(db: Database, table_id: str, version: int) -> tuple[TableData, l
             .order_by(StepRow.seq)
         )
         steps = [StoredStep(r.seq, r.action, r.actor, r.seat, r.rng_counter) for r in rows]
-        return TableData.of(row), steps
+        table = TableData.of(row)
+    for expected, step in enumerate(steps, start=version):
+        if step.seq != expected:
+            raise StorageError(f"table {table_id}: step {expected} is missing from the log")
+    return table, steps
 
 
-def extend_live(live: Live, step: StoredStep) -> None:
-    """Apply one stored step to ``live`` (the engine checks it again)."""
-    if step.seq != live.version:
-        raise StorageError(f"table {live.table.id}: step {live.version} is missing from the log")
-    action = live.state.parse_action(step.action)
-    live.states.append(live.state.apply(action))
-    live.actions.append(action)
-    live.actors.append((step.actor, step.seat))
-    live.counter = step.rng_counter
+def read_log(db: Database, table_id: str) -> tuple[TableData, list[StoredStep]]:
+    """The table row and its whole step log, in order."""
+    return steps_after(db, table_id, 0)
+
+
+def append_step(db: Database, table_id: str, step: StoredStep, *, finishes: bool) -> TableData:
+    """Store ``step`` (played on version ``step.seq``) in one transaction, the table
+    finishing with it when ``finishes``; returns the table row as it is after. Another step
+    stored first on that version raises :class:`StaleVersionError` and stores nothing.
+
+    Only the database changes: the caller extends its own game with the step."""
+    try:
+        with db.session() as session, session.begin():
+            session.add(
+                StepRow(
+                    table_id=table_id,
+                    seq=step.seq,
+                    action=step.action,
+                    actor=step.actor,
+                    seat=step.seat,
+                    rng_counter=step.rng_counter,
+                    created_at=utcnow(),
+                )
+            )
+            session.flush()
+            row = session.get(TableRow, table_id)
+            if row is None:
+                raise NotFoundError(f"no table {table_id!r}")
+            row.updated_at = utcnow()
+            if finishes:
+                row.status = FINISHED
+            return TableData.of(row)
+    except IntegrityError as error:
+        raise StaleVersionError(
+            f"step {step.seq} of table {table_id} was stored by another writer"
+        ) from error
 
 
 def running_ids(db: Database) -> list[str]:
@@ -466,91 +553,48 @@ def stored_version(db: Database, table_id: str) -> int:
         return int(count or 0)
 
 
-def append_step(
-    db: Database,
-    live: Live,
-    action: Action,
-    after: GameState,
-    *,
-    actor: str,
-    seat: int | None,
-    counter: int,
-) -> None:
-    """Store one step played on ``live.version`` in one transaction (the table finishes with
-    the game), then extend ``live``. Another step stored first on that version raises
-    :class:`StaleVersionError` and stores nothing."""
-    seq = live.version
-    try:
-        with db.session() as session, session.begin():
-            session.add(
-                StepRow(
-                    table_id=live.table.id,
-                    seq=seq,
-                    action=action.text(),
-                    actor=actor,
-                    seat=seat,
-                    rng_counter=counter,
-                    created_at=utcnow(),
-                )
-            )
-            session.flush()
-            row = session.get(TableRow, live.table.id)
-            if row is None:
-                raise NotFoundError(f"no table {live.table.id!r}")
-            row.updated_at = utcnow()
-            if after.is_terminal:
-                row.status = FINISHED
-            table = TableData.of(row)
-    except IntegrityError as error:
-        raise StaleVersionError(
-            f"step {seq} of table {live.table.id} was stored by another writer"
-        ) from error
-    live.table = table
-    live.actions.append(action)
-    live.states.append(after)
-    live.actors.append((actor, seat))
-    live.counter = counter
+# --- a finished game ----------------------------------------------------------------------
 
 
-def finished_live(db: Database, table_id: str) -> Live:
-    """A finished table's whole game; :class:`NotFinishedError` before its end."""
-    live = load_live(db, table_id)
-    if live is None or live.table.status != FINISHED:
-        raise NotFinishedError(f"table {table_id} has not finished: this comes at the end")
-    return live
+def finished_log(
+    db: Database, table_id: str, what: str = "this"
+) -> tuple[TableData, list[StoredStep]]:
+    """A finished table's row and whole log; :class:`NotFinishedError` (saying ``what``
+    comes at the end) before its end."""
+    table, steps = read_log(db, table_id)
+    if table.setup is None or table.status != FINISHED:
+        raise NotFinishedError(f"table {table_id} has not finished: {what} comes at the end")
+    return table, steps
 
 
 def replay(db: Database, table_id: str) -> dict[str, JSON]:
     """A finished game step by step for a replay viewer: the opening view and, per step,
     who made it, the action in full notation (nothing is hidden any more) and the view
     after it. Views are a spectator's (``observe(state, None)``); a step's ``version`` is
-    the state's version after it, as a state message gives it."""
-    live = finished_live(db, table_id)
+    the state's version after it, as a state message gives it. The game replays its own
+    record: the engine checks every stored step again."""
+    table, log = finished_log(db, table_id)
+    game = get_game(table.game)
+    states = game.replay(table.opening_record([step.action for step in log]))
     steps: list[JSON] = [
         {
-            "version": i + 1,
-            "actor": actor,
-            "seat": seat,
-            "action": action.text(),
-            "view": live.game.observe(state, None),
+            "version": step.seq + 1,
+            "actor": step.actor,
+            "seat": step.seat,
+            "action": step.action,
+            "view": game.observe(after, None),
         }
-        for i, (action, state, (actor, seat)) in enumerate(
-            zip(live.actions, live.states, live.actors, strict=True)
-        )
+        for step, after in zip(log, states[1:], strict=True)
     ]
-    return {"start": live.game.observe(live.start, None), "steps": steps}
+    return {"start": game.observe(states[0], None), "steps": steps}
 
 
 def export_record(db: Database, table_id: str) -> str:
     """A finished game as a record in the usual format, with the fair-dice tags and the
     server seed revealed."""
-    try:
-        live = finished_live(db, table_id)
-    except NotFinishedError:
-        raise NotFinishedError(
-            f"table {table_id} has not finished: its record comes at the end"
-        ) from None
-    table = live.table
+    table, log = finished_log(db, table_id, "its record")
+    game = get_game(table.game)
+    start = game.opening(table.opening_record())
     tags = fair_tags(table.server_seed, table.player_seeds, reveal=True)
-    record = live.game.make_record(table.names, live.start, live.moves(), tuple(tags))
-    return live.game.dumps(record)
+    record = game.make_record(table.names, start, [step.action for step in log], tuple(tags))
+    return game.dumps(record)

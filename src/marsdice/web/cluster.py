@@ -27,7 +27,7 @@ import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeGuard, get_args
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -37,11 +37,23 @@ log: Final = logging.getLogger("marsdice.web")
 #: the Redis URL that makes several processes share the database
 REDIS_ENV: Final = "MARSDICE_REDIS_URL"
 
+#: what a process tells the others: ``step`` (a step stored), ``table`` (seats changed),
+#: ``left`` (the last connection of a seat here closed), ``released`` (a lease given back)
+Published = Literal["step", "table", "left", "released"]
+PUBLISHED: Final[frozenset[str]] = frozenset(get_args(Published))
+#: what the hub hears: another process's news (``released`` only wakes the sweep, it never
+#: reaches the hub), or ``adopted``: this process took a table's lease over
+NewsKind = Literal["step", "table", "left", "adopted"]
+
+
+def _published(kind: object) -> TypeGuard[Published]:
+    return isinstance(kind, str) and kind in PUBLISHED
+
 
 class ClusterEvents(Protocol):
     """What the hub does when news arrives or a lease changes hands."""
 
-    def on_news(self, table_id: str, kind: str, seat: int | None) -> Awaitable[None]: ...
+    def on_news(self, table_id: str, kind: NewsKind, seat: int | None) -> Awaitable[None]: ...
 
     def on_lease_lost(self, table_id: str) -> None: ...
 
@@ -67,9 +79,8 @@ class Cluster:
     async def close(self) -> None:
         """Stop; hand every lease over."""
 
-    async def publish(self, table_id: str, kind: str, seat: int | None = None) -> None:
-        """Tell the other processes: ``step`` (a step stored), ``table`` (seats changed),
-        ``left`` (the last connection of ``seat`` here closed)."""
+    async def publish(self, table_id: str, kind: Published, seat: int | None = None) -> None:
+        """Tell the other processes (see :data:`Published`; ``seat`` for ``left``)."""
 
     async def acquire(self, table_id: str) -> bool:
         """Take (or keep) the table's lease; False when another process holds it."""
@@ -186,7 +197,7 @@ class RedisCluster(Cluster):
 
     # -- news --
 
-    async def publish(self, table_id: str, kind: str, seat: int | None = None) -> None:
+    async def publish(self, table_id: str, kind: Published, seat: int | None = None) -> None:
         message = json.dumps(
             {"table": table_id, "kind": kind, "seat": seat, "from": self.process_id}
         )
@@ -226,9 +237,12 @@ class RedisCluster(Cluster):
             return
         try:
             news = json.loads(message["data"])
-            table_id, kind, seat = str(news["table"]), str(news["kind"]), news.get("seat")
+            table_id, kind, seat = str(news["table"]), news["kind"], news.get("seat")
         except (ValueError, KeyError, TypeError):
             log.warning("ignored a malformed news message")
+            return
+        if not _published(kind):
+            log.warning("ignored a news message of unknown kind %r", kind)
             return
         if news.get("from") == self.process_id:
             return

@@ -10,14 +10,18 @@ from pathlib import Path
 from typing import Final
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
+
+from marsdice.web.errors import error_response
 
 log: Final = logging.getLogger("marsdice.web")
 
 #: the page's files (package data)
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
+#: the URL path they are served under
+STATIC_PREFIX: Final = "/static"
 #: nothing from anywhere else: scripts, styles, images, fonts and WebSockets from this server
 CSP: Final = "default-src 'self'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'"
 #: every page response carries these (no long-lived caching: a new version shows at once)
@@ -64,15 +68,12 @@ class _PageFiles(StaticFiles):
 def add_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     """Serve ``static_dir`` at ``/static`` and its ``index.html`` at the page's routes (the
     page's own router shows the lobby, a table, its review or its replay)."""
-    app.mount("/static", _PageFiles(directory=static_dir, check_dir=False), name="static")
+    app.mount(STATIC_PREFIX, _PageFiles(directory=static_dir, check_dir=False), name="static")
     index = static_dir / "index.html"
 
     async def page() -> Response:
         if not index.is_file():
-            return JSONResponse(
-                {"error": "not_found", "message": "the web page is not installed"},
-                status_code=404,
-            )
+            return error_response(404, "not_found", "the web page is not installed")
         return FileResponse(index, media_type=MEDIA_TYPES[".html"], headers=PAGE_HEADERS)
 
     for route in ("/", "/t/{table_id}", "/t/{table_id}/review", "/t/{table_id}/replay"):

@@ -27,10 +27,15 @@ class SeatIn(_Strict):
 class TableOptions(_Strict):
     """How the table helps its players (``docs/protocol.md``)."""
 
-    #: everyone sees the advice for the player to act, with its values
-    hints: bool = False
-    #: the player to act is warned of a blunder (flags only, no values) before sending it
-    fool_check: bool = True
+    hints: bool = Field(
+        default=False,
+        description="everyone sees the advice for the player to act, with its values",
+    )
+    fool_check: bool = Field(
+        default=True,
+        description="the player to act is warned of a blunder (flags only, no values) "
+        "before sending it",
+    )
 
 
 class CreateTable(_Strict):
@@ -58,9 +63,16 @@ class LeaveTable(_Strict):
 
 
 class ErrorBody(BaseModel):
-    error: str
-    message: str
-    field: str | None = None
+    """Every error answer of the REST API (built in :mod:`marsdice.web.errors`)."""
+
+    error: str = Field(
+        description="the code: bad_request, bad_variant, not_found, conflict, not_finished, "
+        "bad_token, internal, or the HTTP status's (method_not_allowed, ...)"
+    )
+    message: str = Field(description="what went wrong, for a person")
+    field: str | None = Field(
+        default=None, description="the field at fault (dotted path), when one is; else absent"
+    )
 
 
 # --- WebSocket: client to server ------------------------------------------------------------

@@ -50,6 +50,22 @@ export const review = (id) => get(`/api/tables/${encodeURIComponent(id)}/review`
 export const replay = (id) => get(`/api/tables/${encodeURIComponent(id)}/replay`);
 export const recordUrl = (id) => `/api/tables/${encodeURIComponent(id)}/record`;
 
+/** A player's seed as the server takes it: up to 64 printable ASCII characters. */
+export function seedOk(seed) {
+  return seed.length <= 64 && /^[\x20-\x7e]*$/.test(seed);
+}
+
+// -- the name a person plays under, remembered for the next table --
+const NAME = "marsdice.name";
+
+export function savedName() {
+  return localStorage.getItem(NAME) || "";
+}
+
+export function saveName(name) {
+  localStorage.setItem(NAME, name);
+}
+
 // -- seat tokens, per table --
 const SEATS = "marsdice.seats";
 

@@ -1,6 +1,7 @@
 // The single page's router: "/" lobby, "/t/{id}" a table (with "?seat=N" from an invite
 // link), "/t/{id}/review" and "/t/{id}/replay" (helper modules loaded on demand). Every view
-// module exports mount(el, ...) returning a cleanup function or {destroy, refresh}.
+// module exports mount(el, ...) returning a cleanup function or {destroy, refresh}. Every module
+// of the page, the games' plugins included, uses named exports only (docs/browser.md).
 
 import * as api from "./api.js";
 import * as i18n from "./i18n.js";
@@ -30,15 +31,36 @@ export function toast(text, kind = "info") {
   toast.timer = setTimeout(() => (toastBox.hidden = true), 4000);
 }
 
-/** A game's plugin (js/games/<name>.js) with its translations loaded. */
+/** The games the server offers (GET /api/games, fetched once): each with its defaults, their
+ * schema and its browser plugin's module and translation namespace. */
+let offered = null;
+export function games() {
+  if (!offered) {
+    offered = api.games().then((answer) => answer.games);
+    offered.catch(() => (offered = null)); // a failed fetch is asked again next time
+  }
+  return offered;
+}
+
+/** One game's entry of /api/games. */
+export async function game(name) {
+  const found = (await games()).find((entry) => entry.name === name);
+  if (!found) throw new Error(`the server offers no game ${name}`);
+  return found;
+}
+
+/** A game's plugin (the module /api/games names, docs/browser.md) with its translations
+ * loaded: the module's named exports. */
 const plugins = new Map();
 export async function plugin(name) {
-  if (!/^[a-z0-9_-]+$/.test(name)) throw new Error(`bad game name ${name}`);
   if (!plugins.has(name)) {
-    plugins.set(
-      name,
-      Promise.all([import(`./games/${name}.js`), i18n.load(name)]).then(([module]) => module.default),
-    );
+    const loading = game(name).then(({ plugin: declared }) => {
+      const url = new URL(declared.module, location.origin);
+      if (url.origin !== location.origin) throw new Error(`a plugin from another origin: ${url}`);
+      return Promise.all([import(url.href), i18n.load(declared.namespace)]).then(([module]) => module);
+    });
+    loading.catch(() => plugins.delete(name));
+    plugins.set(name, loading);
   }
   return plugins.get(name);
 }
@@ -55,7 +77,7 @@ export function navigate(path, replace = false) {
   route();
 }
 
-const ctx = { t, i18n, api, announce, toast, navigate, plugin, errorText };
+const ctx = { t, i18n, api, announce, toast, navigate, games, game, plugin, errorText };
 
 function destroy() {
   if (!view) return;

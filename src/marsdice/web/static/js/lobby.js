@@ -1,16 +1,14 @@
 // The lobby: create a table (game, the game's options through its plugin, seats as people or
 // bots, table options), the list of open and running tables (refreshed), join, watch, resume.
+// A game's defaults, settings and bots are what /api/games declares for it.
 
 import { h as el, put } from "./dom.js";
-import { seedOk } from "./table.js";
 
-const NAME_STORE = "marsdice.name";
 const REFRESH_MS = 3000;
-
 
 export async function mount(root, ctx) {
   const { t, api } = ctx;
-  const { games } = await api.games();
+  const games = await ctx.games();
   let timer = null;
   let listKey = null;
   let alive = true;
@@ -47,7 +45,7 @@ export async function mount(root, ctx) {
       ...games.map((g) => el("option", { value: g.name, selected: g.name === info.name, text: t(`game.${g.name}`, { fallback: g.title }) })),
     );
     const optionsBox = el("div", { class: "game-options" });
-    readOptions = plugin.renderOptions(optionsBox, t, seats.length);
+    readOptions = plugin.renderOptions(optionsBox, { t, i18n: ctx.i18n, game: info, players: seats.length });
 
     // seats
     const seatList = el("ol", { class: "seat-list" });
@@ -72,8 +70,8 @@ export async function mount(root, ctx) {
           }),
         ),
       );
-      // a bot of another game (the game was changed) becomes this game's first bot
-      const bot = botChoices.includes(seat.bot) ? seat.bot : botChoices[0];
+      // a new bot seat, or a bot of another game (the game was changed): the game's default opponent
+      const bot = botChoices.includes(seat.bot) ? seat.bot : info.default_opponent;
       select.value = seat.kind === "human" || !bot ? "human" : bot;
       seats[index] = select.value === "human" ? { kind: "human" } : { kind: "bot", bot: select.value };
       const remove = el("button", {
@@ -101,9 +99,10 @@ export async function mount(root, ctx) {
       },
     });
 
-    const hints = el("input", { type: "checkbox", id: "opt-hints" });
-    const fool = el("input", { type: "checkbox", id: "opt-fool", checked: true });
-    const nameInput = el("input", { id: "create-name", maxlength: 40, autocomplete: "nickname", value: localStorage.getItem(NAME_STORE) || "" });
+    const tableDefaults = info.defaults.options;
+    const hints = el("input", { type: "checkbox", id: "opt-hints", checked: tableDefaults.hints });
+    const fool = el("input", { type: "checkbox", id: "opt-fool", checked: tableDefaults.fool_check });
+    const nameInput = el("input", { id: "create-name", maxlength: 40, autocomplete: "nickname", value: api.savedName() });
     const seedInput = el("input", { id: "create-seed", maxlength: 64, autocomplete: "off" });
     const formError = el("p", { class: "form-error field-error", role: "alert" });
 
@@ -155,11 +154,11 @@ export async function mount(root, ctx) {
         showFieldError(form, "name", t("join.name_missing"));
         return;
       }
-      if (!seedOk(seedInput.value.trim())) {
+      if (!api.seedOk(seedInput.value.trim())) {
         showFieldError(form, "seed", t("join.seed_bad"));
         return;
       }
-      if (name) localStorage.setItem(NAME_STORE, name);
+      if (name) api.saveName(name);
       try {
         const created = await api.createTable({
           game: info.name,

@@ -3,21 +3,10 @@
 // slider, a clickable move list and autoplay.
 
 import { h } from "./dom.js";
-import { loadFinished } from "./review.js";
+import { loadFinished, seatNames } from "./finished.js";
 
 const NS = "review:";
 const AUTOPLAY_MS = 900;
-
-/** The seats' names as the table page shows them (a bot by its translated name). */
-export function seatNames(table, players, t, fallback) {
-  const names = [];
-  for (let seat = 0; seat < players; seat += 1) {
-    const info = table && table.seats ? table.seats[seat] : null;
-    if (info && info.kind === "bot" && info.bot) names.push(t(`bot.${info.bot}`, { fallback: info.bot }));
-    else names.push((info && info.name) || (fallback && fallback[seat]) || `#${seat + 1}`);
-  }
-  return names;
-}
 
 /** The replay viewer of table `tableId`. */
 export async function mount(el, tableId, ctx) {
@@ -35,7 +24,7 @@ export async function mount(el, tableId, ctx) {
   let position = 0;
   let timer = null;
 
-  const boardCtx = () => ({ t: ctx.t, seat: null, names, announce: () => {}, i18n: ctx.i18n });
+  const boardCtx = () => ({ t: ctx.t, i18n: ctx.i18n, lang: ctx.i18n.lang(), seat: null, names, announce: () => {} });
   const moveLabel = (step) => {
     if (step.actor === "chance") {
       if (step.action === "draw" || step.action.startsWith("draw:")) return t("replay.draw");

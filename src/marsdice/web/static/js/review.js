@@ -4,6 +4,7 @@
 // review's own unit (win probability, expected turns, or the planner's estimates).
 
 import { h } from "./dom.js";
+import { loadFinished, seatNames } from "./finished.js";
 
 const NS = "review:";
 // a mark is shown as a symbol and a word, never by colour alone
@@ -244,28 +245,6 @@ function render(el, review, table, plugin, ctx, filters) {
   );
 }
 
-/**
- * The data of a finished table's page (`load()`: the review or the replay) with the table
- * itself (null if that fails); on failure the page says why (not over yet, or the server's
- * error) with a way back, and null is returned.
- */
-export async function loadFinished(el, tableId, ctx, t, load) {
-  try {
-    return await Promise.all([load(), ctx.api.table(tableId).catch(() => null)]);
-  } catch (error) {
-    const finishedYet = error && error.status === 409;
-    el.replaceChildren(
-      h(
-        "div",
-        { class: "rv-page" },
-        h("p", { class: "error-box", role: "alert", text: finishedYet ? t("not_finished") : ctx.errorText(error) }),
-        h("a", { href: `/t/${tableId}`, "data-link": "" }, t("back_table")),
-      ),
-    );
-    return null;
-  }
-}
-
 /** The review page of table `tableId`. */
 export async function mount(el, tableId, ctx) {
   const t = (key, params) => ctx.t(NS + key, params || {});
@@ -281,7 +260,6 @@ export async function mount(el, tableId, ctx) {
   }
   // the record names a bot by its short name: show the names the table page shows
   if (table && table.seats) {
-    const { seatNames } = await import("./replay.js");
     const names = seatNames(table, review.players.length, ctx.t, review.players);
     review.players = names;
     for (const item of [...review.decisions, ...review.summaries, ...review.luck]) item.player = names[item.seat];

@@ -1,8 +1,9 @@
-// Mars Attacks: The Dice Game — the browser plugin (see docs/rules-attacks.md and
-// src/marsdice/attacks/game.py board()). The page knows no rule: everything shown comes from the
-// server's view, and every text from i18n/{lang}/attacks.json.
+// Mars Attacks: The Dice Game — the browser plugin (the contract: docs/browser.md; the rules:
+// docs/rules-attacks.md; view.board: src/marsdice/attacks/game.py board()). Everything shown
+// comes from the server's view, and every text from i18n/{lang}/attacks.json.
 
 import { h } from "../dom.js";
+import { choices, initial, settings, typed } from "../variant.js";
 
 const NS = "attacks:";
 const SVG = "http://www.w3.org/2000/svg";
@@ -21,7 +22,6 @@ function tr(t, key, params) {
   return t(NS + key, all);
 }
 
-
 function svg(tag, attrs, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, String(value));
@@ -30,7 +30,7 @@ function svg(tag, attrs, ...children) {
 }
 
 /** A card's name from its notation: the name seen on a board, else the notation in words. */
-export function cardName(slug) {
+function cardName(slug) {
   if (!slug) return "";
   if (cardNames.has(slug)) return cardNames.get(slug);
   return slug
@@ -55,7 +55,7 @@ function faceWord(t, letter, count) {
 // --- dice --------------------------------------------------------------------------------------
 
 /** An inline picture of a face (no external file, no emoji font needed). */
-export function faceIcon(letter) {
+function faceIcon(letter) {
   const box = svg("svg", { viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" });
   if (letter === "H") {
     box.append(
@@ -407,7 +407,7 @@ function placeholderNote(ctx, board) {
 
 // --- the plugin ------------------------------------------------------------------------------------
 
-function renderBoard(el, view, ctx) {
+export function renderBoard(el, view, ctx) {
   const t = ctx.t;
   const board = view.board;
   el.classList.add("atk-board");
@@ -424,7 +424,7 @@ function renderBoard(el, view, ctx) {
   el.replaceChildren(...parts.filter(Boolean));
 }
 
-function describeEvent(event, ctx) {
+export function describeEvent(event, ctx) {
   const t = ctx.t;
   const who = event.seat !== undefined ? seatName(ctx, event.seat) : "";
   const card = cardName(event.card);
@@ -483,7 +483,7 @@ function describeEvent(event, ctx) {
   }
 }
 
-function actionLabel(action, view, ctx) {
+export function actionLabel(action, view, ctx) {
   const t = ctx.t;
   const board = (view && view.board) || { stacks: [] };
   if (board.stacks) board.stacks.forEach((s) => remember(s.card));
@@ -522,7 +522,7 @@ function percent(value, ctx) {
   return `${(100 * value).toFixed(digits)}%`;
 }
 
-function describeChoice(choice, ctx) {
+export function describeChoice(choice, ctx) {
   const t = ctx.t;
   const label = actionLabel(choice.action, ctx.view || null, ctx).label;
   const values = choice.values || {};
@@ -536,10 +536,11 @@ function describeChoice(choice, ctx) {
   return text;
 }
 
-/** The lobby's settings: difficulty, the rules switches and an optional card file. */
-function renderOptions(el, t, players) {
-  void players;
-  const selects = {};
+/** The lobby's settings, as the server's schema gives them: a choice for each rules switch
+ * (the default first) and an optional card file. */
+export function renderOptions(el, ctx) {
+  const { t, game } = ctx;
+  const readers = {};
   const field = (name, control) =>
     h(
       "div",
@@ -548,13 +549,14 @@ function renderOptions(el, t, players) {
       control,
       h("p", { class: "field-error", id: `atk-opt-${name}-error`, "data-error-for": name, role: "alert" }),
     );
-  const select = (name, values) => {
+  const select = (name, property, values) => {
     const control = h(
       "select",
       { id: `atk-opt-${name}`, name, "aria-describedby": `atk-opt-${name}-error` },
       values.map((value) => h("option", { value: String(value), text: tr(t, `option.${name}.${value}`) })),
     );
-    selects[name] = control;
+    control.value = String(initial(game, name, property));
+    readers[name] = () => typed(property, control.value);
     return field(name, control);
   };
   const file = h("input", { id: "atk-opt-cards", type: "file", accept: ".json,application/json", name: "cards", "aria-describedby": "atk-opt-cards-error" });
@@ -585,25 +587,20 @@ function renderOptions(el, t, players) {
       showError("cards", state.error);
     }
   });
-  el.append(
-    h(
-      "div",
-      { class: "atk-options", role: "group", "aria-label": tr(t, "option.legend") },
-      select("difficulty", ["easy", "hard"]),
-      select("bombed", ["last-roll", "whole-turn"]),
-      select("reroll", ["all", "subset"]),
-      select("end_stacks", [2, 1, 3, 4]),
-      select("seattle", ["start", "after-target"]),
-      select("denver", ["turn", "target"]),
-      cardsField,
-    ),
-  );
+  const fields = [];
+  for (const [name, property] of settings(game)) {
+    if (name === "cards") {
+      fields.push(cardsField);
+      continue;
+    }
+    const values = choices(game, name, property);
+    if (values) fields.push(select(name, property, values));
+  }
+  el.append(h("div", { class: "atk-options", role: "group", "aria-label": tr(t, "option.legend") }, fields));
   const params = () => {
     if (state.error) throw { field: "cards", message: state.error };
     const variant = {};
-    for (const [name, control] of Object.entries(selects)) {
-      variant[name] = name === "end_stacks" ? Number(control.value) : control.value;
-    }
+    for (const [name, read] of Object.entries(readers)) variant[name] = read();
     if (state.cards) variant.cards = state.cards;
     return variant;
   };
@@ -612,68 +609,25 @@ function renderOptions(el, t, players) {
   return params;
 }
 
-/** Whose turn it is, also while the server rolls (current_player -1). */
-function turnSeat(view) {
-  if (!view || view.phase === "over" || view.current_player === -2) return null;
-  if (view.current_player >= 0) return view.current_player;
-  return view.board ? view.board.seat : null;
-}
-
-/** Who plays after: the next seat, none when the last round ends with this turn. An extra turn
- * (San Francisco, Indianapolis) is only known once the capture has happened. */
-function nextSeat(view) {
-  const seat = turnSeat(view);
-  if (seat === null || seat === undefined) return null;
-  const next = (seat + 1) % view.players;
-  if (view.board && view.board.end_triggered && next === 0) return null;
-  return next;
-}
-
 /** The notice once the end is triggered: the round is completed, up to the last seat. */
-function lastRoundNotice(view, ctx) {
+export function lastRoundNotice(view, ctx) {
   if (!view || !view.board || !view.board.end_triggered || view.phase === "over") return null;
   return tr(ctx.t, "last_round_notice", { name: seatName(ctx, view.players - 1) });
 }
 
-/** How a tie on VP was broken, for the end screen: cards captured, then who reached it first. */
-function tieBreaks(view, ctx) {
-  if (!view || !view.board || !view.scores || !view.scores.length) return [];
+/** How one group level on VP got its places (view.tie_breaks): the cards each captured, then
+ * the rule the engine says decided (``by``), for the winners or for a lower place. */
+export function tieBreakLines(tie, view, ctx) {
   const t = ctx.t;
-  const best = Math.max(...view.scores);
-  const tied = view.scores.map((score, seat) => (score === best ? seat : null)).filter((seat) => seat !== null);
-  if (tied.length < 2) return [];
-  const cards = (seat) => (view.board.owned[seat] || []).length;
+  const top = tie.places[0] === 1;
+  const cards = (seat) => ((view.board && view.board.owned[seat]) || []).length;
   const lines = [
-    tr(t, "tie.vp", {
-      vp: best,
-      cards: tied.map((seat) => tr(t, "tie.cards_of", { name: seatName(ctx, seat), n: cards(seat) })).join(", "),
+    tr(t, top ? "tie.vp" : "tie.vp_place", {
+      vp: tie.score,
+      cards: tie.seats.map((seat) => tr(t, "tie.cards_of", { name: seatName(ctx, seat), n: cards(seat) })).join(", "),
     }),
   ];
-  const most = Math.max(...tied.map(cards));
-  const still = tied.filter((seat) => cards(seat) === most);
-  if (still.length > 1) {
-    if ((view.winners || []).length > 1) lines.push(tr(t, "tie.shared"));
-    else lines.push(tr(t, "tie.reached", { name: seatName(ctx, (view.winners || [still[0]])[0]) }));
-  }
+  if (tie.by === "reached_first") lines.push(tr(t, "tie.reached_first"));
+  else if (tie.by === "shared") lines.push(top ? tr(t, "tie.shared") : tr(t, "tie.shared_place", { n: tie.places[0] }));
   return lines;
 }
-
-/** A loss from the advice (the fool check), in the planner's unit: VP, an estimate. */
-function formatLoss(loss, ctx) {
-  const value = ctx && ctx.i18n && typeof ctx.i18n.num === "function" ? ctx.i18n.num(loss, 2) : Number(loss).toFixed(2);
-  return tr(ctx.t, "hint.loss", { x: value });
-}
-
-export default {
-  name: "attacks",
-  formatLoss,
-  renderOptions,
-  renderBoard,
-  describeEvent,
-  actionLabel,
-  describeChoice,
-  turnSeat,
-  nextSeat,
-  lastRoundNotice,
-  tieBreaks,
-};

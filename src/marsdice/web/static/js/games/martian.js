@@ -1,11 +1,12 @@
-// The Martian Dice plugin: options for a new table, the board (the roll, tanks against death
-// rays, the Earthlings taken, the roll-off), event lines, action labels and hint rows.
-// view.board is MartianDice.observe's layout (src/marsdice/martian/game.py).
+// The Martian Dice plugin (the contract: docs/browser.md): options for a new table, the board
+// (the roll, tanks against death rays, the Earthlings taken, the roll-off), event lines, action
+// labels, hint rows and tie-break lines. view.board is MartianDice.observe's layout
+// (src/marsdice/martian/game.py); whose turn, places and tie-breaks are the view's own keys.
 
 import { h as el } from "../dom.js";
+import { choices, initial, settings, typed } from "../variant.js";
 
 const FACES = ["tanks", "rays", "humans", "cows", "chickens"];
-const LETTERS = ["T", "R", "H", "C", "K"];
 const KEYS = { rays: "r", humans: "h", cows: "c", chickens: "k", stop: "s", roll: "d" };
 
 const ICONS = {
@@ -30,7 +31,7 @@ function countText(t, face, count) {
 }
 
 /** One die: a symbol, a letter and an aria label, so colour is never the only signal. */
-export function die(t, face, extra = "") {
+function die(t, face, extra = "") {
   const box = el("span", {
     class: `md-die md-die-${face} ${extra}`.trim(),
     role: "img",
@@ -84,339 +85,342 @@ function numberField(t, id, key, value, min, max) {
   return { input, row: el("div", { class: "field", "data-field": id.replace(/^opt-/, "") }, label, input, error) };
 }
 
+function choiceField(t, name, values, value) {
+  const id = `opt-${name}`;
+  const select = el(
+    "select",
+    { id },
+    values.map((choice) => el("option", { value: String(choice), text: t(`martian:option.${name}.${choice}`) })),
+  );
+  select.value = String(value);
+  const row = el(
+    "div",
+    { class: "field", "data-field": name },
+    el("label", { for: id, text: t(`martian:option.${name}`) }),
+    select,
+    el("span", { class: "field-error", "data-error-for": name }),
+  );
+  return { input: select, row };
+}
+
 function lastRollOf(view) {
   for (const event of view.events || []) if (event.type === "rolled") return event;
   return null;
 }
 
-export default {
-  name: "martian",
+/** The roll-off rounds as lines (the board's roll-off history: what was rolled, not a rule). */
+function rolloffLines(view, ctx) {
+  const { t } = ctx;
+  return view.board.rolloff.history.map((round, i) =>
+    t("martian:rolloff_line", {
+      round: i + 1,
+      results: round.seats.map((seat, j) => t("martian:rolloff_result", { name: name(ctx, seat), count: round.rays[j] })).join(", "),
+    }),
+  );
+}
 
-  renderOptions(el_, t) {
-    el_.replaceChildren();
-    const target = numberField(t, "opt-target", "martian:option.target", 25, 1, 100);
-    const dice = numberField(t, "opt-dice", "martian:option.dice", 13, 1, 20);
-    const rolloffDice = numberField(t, "opt-rolloff_dice", "martian:option.rolloff_dice", 6, 1, 20);
-    const mode = el(
-      "select",
-      { id: "opt-rolloff_mode" },
-      el("option", { value: "repeat", text: t("martian:option.rolloff_repeat") }),
-      el("option", { value: "single", text: t("martian:option.rolloff_single") }),
-    );
-    const modeRow = el(
-      "div",
-      { class: "field", "data-field": "rolloff_mode" },
-      el("label", { for: "opt-rolloff_mode", text: t("martian:option.rolloff_mode") }),
-      mode,
-      el("span", { class: "field-error", "data-error-for": "rolloff_mode" }),
-    );
-    el_.append(target.row, dice.row, rolloffDice.row, modeRow);
-    const read = (field, input, min, max) => {
-      const value = Number(input.value);
-      if (!Number.isInteger(value) || value < min || value > max) {
-        throw { field, message: t("martian:option.range", { min, max }) };
-      }
-      return value;
-    };
-    return () => ({
-      target: read("target", target.input, 1, 100),
-      dice: read("dice", dice.input, 1, 20),
-      rolloff_dice: read("rolloff_dice", rolloffDice.input, 1, 20),
-      rolloff_mode: mode.value,
-    });
-  },
-
-  /** Whose turn it is, also while the server rolls their dice (current_player -1). */
-  turnSeat(view) {
-    if (view.phase === "over") return null;
-    if (view.phase === "rolloff") return view.board.rolloff.roller;
-    return view.current_player >= 0 ? view.current_player : view.board.seat;
-  },
-
-  /** Who plays after: the next seat, none when the last round or a roll-off is ending. */
-  nextSeat(view) {
-    const seat = this.turnSeat(view);
-    if (seat === null || seat === undefined) return null;
-    if (view.phase === "rolloff") {
-      const { seats, rays } = view.board.rolloff;
-      const waiting = seats.slice(rays.length + 1);
-      return waiting.length ? waiting[0] : null;
-    }
-    if (view.players === 1) return null; // solo: always you
-    const next = (seat + 1) % view.players;
-    if (view.board.end_triggered && next === 0) return null;
-    return next;
-  },
-
-  /** The notice when the end is triggered: who reached the target and who still plays. */
-  lastRoundNotice(view, ctx) {
-    if (!view.board.end_triggered || view.phase === "over" || view.phase === "rolloff") return null;
-    const seat = this.turnSeat(view);
-    if (seat === null || seat === undefined) return null;
-    const remaining = [];
-    for (let s = seat; s < view.players && s !== 0; s++) remaining.push(s);
-    const leaders = [];
-    view.scores.forEach((score, s) => {
-      if (score >= view.board.target) leaders.push(s);
-    });
-    return ctx.t("martian:last_round_notice", {
-      target: view.board.target,
-      leaders: leaders.length ? names(ctx, leaders) : "—",
-      names: remaining.length ? names(ctx, remaining) : "—",
-    });
-  },
-
-  renderBoard(root, view, ctx) {
-    const { t } = ctx;
-    const board = view.board;
-    const wrap = el("div", { class: "m-board" });
-    const seat = this.turnSeat(view);
-
-    // status strip: target, dice left, what stopping scores now
-    const stats = el(
-      "dl",
-      { class: "m-stats" },
-      el("div", {}, el("dt", { text: t("martian:stat.target") }), el("dd", { text: String(board.target) })),
-      el("div", {}, el("dt", { text: t("martian:stat.dice_left") }), el("dd", { text: String(board.dice_left) })),
+/** The end of the game on the board: every total against the target, winners starred. */
+function finalBox(view, ctx) {
+  const { t } = ctx;
+  const box = el("section", { class: "m-zone m-final", "aria-labelledby": "m-final-title" });
+  box.append(el("h3", { id: "m-final-title", text: t("martian:zone.final") }));
+  const list = el("ul", { class: "m-totals" });
+  const top = Math.max(view.board.target, ...view.scores, 1);
+  view.scores.forEach((score, seat) => {
+    const won = view.winners.includes(seat);
+    const bar = el("span", { class: "m-bar" });
+    const fill = el("span", { class: "m-bar-fill" });
+    fill.style.setProperty("width", `${Math.round((100 * score) / top)}%`);
+    bar.append(fill);
+    list.append(
       el(
-        "div",
-        {},
-        el("dt", { text: t("martian:stat.turn_score") }),
-        el("dd", { class: "m-turn-score", text: String(board.turn_score) }),
+        "li",
+        { class: won ? "won" : null },
+        el("span", { class: "m-total-name", text: `${won ? "★ " : ""}${name(ctx, seat)}` }),
+        bar,
+        el("span", { class: "m-total-score", text: String(score) }),
       ),
     );
-    if (view.phase === "over" || view.phase === "rolloff") {
-      [...stats.children].slice(1).forEach((item) => item.remove());
-    }
-    wrap.append(stats);
+  });
+  box.append(list);
+  return box;
+}
 
-    if (view.phase === "rolloff" || (view.phase === "over" && board.rolloff.history.length)) {
-      wrap.append(this.rolloffBox(view, ctx));
-    }
-    if (view.phase === "over" || view.phase === "rolloff") {
-      // a turn's zones mean nothing once the turns are over
-      if (view.phase === "over") wrap.append(this.finalBox(view, ctx));
-      root.replaceChildren(wrap);
-      return;
-    }
-
-    // the roll
-    const rolled = board.rolled;
-    const roll = lastRollOf(view);
-    const rollZone = el("section", { class: "m-zone m-roll", "aria-labelledby": "m-roll-title" });
-    rollZone.append(el("h3", { id: "m-roll-title", text: t("martian:zone.roll") }));
-    if (rolled && view.phase !== "rolloff") {
-      const fresh = roll && ctx.freshVersion;
-      const row = diceRow(t, rolled, (face) =>
-        [face === 0 ? "aside" : "", fresh ? "rolling" : ""].join(" "),
+function rolloffBox(view, ctx) {
+  const { t } = ctx;
+  const rolloff = view.board.rolloff;
+  const box = el("section", { class: "m-zone m-rolloff", "aria-labelledby": "m-rolloff-title" });
+  box.append(el("h3", { id: "m-rolloff-title", text: t("martian:zone.rolloff") }));
+  const lines = rolloffLines(view, ctx);
+  if (view.phase === "rolloff") {
+    rolloff.seats.forEach((seat, i) => {
+      const who = name(ctx, seat);
+      if (i < rolloff.rays.length) lines.push(t("martian:rolloff_now", { name: who, count: rolloff.rays[i] }));
+      else if (seat === rolloff.roller) lines.push(t("martian:rolloff_rolling", { name: who }));
+      else lines.push(t("martian:rolloff_waiting", { name: who }));
+    });
+    // the last roll-off roll: only its death rays count, the other faces are dimmed
+    const last = (view.events || []).find((event) => event.type === "rolloff_roll");
+    if (last) {
+      box.append(
+        el("p", { class: "m-caption", text: t("martian:rolloff_now", { name: name(ctx, last.seat), count: last.rays }) }),
+        diceRow(t, last.counts, (face) => [face === 1 ? "" : "aside", ctx.freshVersion ? "rolling" : ""].join(" ")),
       );
-      [...row.children].forEach((child, i) => child.style.setProperty("--i", String(i)));
-      rollZone.append(row, el("p", { class: "m-caption", text: rollSummary(t, rolled) }));
-      if (rolled[0]) rollZone.append(el("p", { class: "m-note", text: t("martian:tanks_auto", { count: rolled[0] }) }));
-    } else if (view.phase === "decide") {
-      rollZone.append(el("p", { class: "m-caption", text: t("martian:decide_hint", { count: board.dice_left }) }));
-    } else if (view.phase === "roll") {
-      rollZone.append(el("p", { class: "m-caption", text: t("martian:rolling", { name: name(ctx, seat) }) }));
+    }
+  }
+  const list = el("ul", { class: "m-rolloff-lines" });
+  for (const line of lines) list.append(el("li", { text: line }));
+  box.append(list);
+  return box;
+}
+
+// --- the plugin (docs/browser.md) ------------------------------------------------------------
+
+/** The lobby's settings, as the server's schema gives them: a number field for a whole number,
+ * a choice for a list of values. */
+export function renderOptions(box, ctx) {
+  const { t, game } = ctx;
+  box.replaceChildren();
+  const readers = [];
+  for (const [field, property] of settings(game)) {
+    const value = initial(game, field, property);
+    if (property.type === "integer") {
+      const { minimum: min, maximum: max } = property;
+      const number = numberField(t, `opt-${field}`, `martian:option.${field}`, value, min, max);
+      box.append(number.row);
+      readers.push([field, () => {
+        const read = Number(number.input.value);
+        if (!Number.isInteger(read) || read < min || read > max) {
+          throw { field, message: t("martian:option.range", { min, max }) };
+        }
+        return read;
+      }]);
     } else {
-      rollZone.append(el("p", { class: "m-caption", text: "—" }));
+      const values = choices(game, field, property);
+      if (!values) continue; // nothing this form can offer: the server's default stands
+      const choice = choiceField(t, field, values, value);
+      box.append(choice.row);
+      readers.push([field, () => typed(property, choice.input.value)]);
     }
-    wrap.append(rollZone);
+  }
+  return () => Object.fromEntries(readers.map(([field, read]) => [field, read()]));
+}
 
-    // tanks against death rays
-    const aside = board.set_aside;
-    const tanksWin = aside[0] > aside[1];
-    const battle = el(
-      "section",
-      { class: `m-zone m-battle ${tanksWin ? "losing" : "holding"}`, "aria-labelledby": "m-battle-title" },
-      el("h3", { id: "m-battle-title", text: t("martian:zone.battle") }),
+/** The notice when the end is triggered: who reached the target and who still plays. */
+export function lastRoundNotice(view, ctx) {
+  if (!view.board.end_triggered || view.phase === "over" || view.phase === "rolloff") return null;
+  const seat = view.turn_seat;
+  if (seat === null || seat === undefined) return null;
+  const remaining = [];
+  for (let s = seat; s < view.players && s !== 0; s++) remaining.push(s);
+  const leaders = [];
+  view.scores.forEach((score, s) => {
+    if (score >= view.board.target) leaders.push(s);
+  });
+  return ctx.t("martian:last_round_notice", {
+    target: view.board.target,
+    leaders: leaders.length ? names(ctx, leaders) : "—",
+    names: remaining.length ? names(ctx, remaining) : "—",
+  });
+}
+
+/** The line under the score table: the target the game is played to. */
+export function scoreNote(view, ctx) {
+  const target = view.board?.target;
+  if (!target) return null;
+  return ctx.t(view.players === 1 ? "scores.target_solo" : "scores.target", { target });
+}
+
+/** How one group level on points got its places (view.tie_breaks): the roll-off's rounds
+ * when a roll-off was played among them; a place shared without one needs no line. */
+export function tieBreakLines(tie, view, ctx) {
+  const history = view.board.rolloff.history;
+  const rolledOff = history.length > 0 && [...history[0].seats].sort().join() === [...tie.seats].sort().join();
+  return tie.by === "rolloff" || rolledOff ? rolloffLines(view, ctx) : [];
+}
+
+export function renderBoard(root, view, ctx) {
+  const { t } = ctx;
+  const board = view.board;
+  const wrap = el("div", { class: "m-board" });
+  const seat = view.turn_seat;
+
+  // status strip: target, dice left, what stopping scores now
+  const stats = el(
+    "dl",
+    { class: "m-stats" },
+    el("div", {}, el("dt", { text: t("martian:stat.target") }), el("dd", { text: String(board.target) })),
+    el("div", {}, el("dt", { text: t("martian:stat.dice_left") }), el("dd", { text: String(board.dice_left) })),
+    el(
+      "div",
+      {},
+      el("dt", { text: t("martian:stat.turn_score") }),
+      el("dd", { class: "m-turn-score", text: String(board.turn_score) }),
+    ),
+  );
+  if (view.phase === "over" || view.phase === "rolloff") {
+    [...stats.children].slice(1).forEach((item) => item.remove());
+  }
+  wrap.append(stats);
+
+  if (view.phase === "rolloff" || (view.phase === "over" && board.rolloff.history.length)) {
+    wrap.append(rolloffBox(view, ctx));
+  }
+  if (view.phase === "over" || view.phase === "rolloff") {
+    // a turn's zones mean nothing once the turns are over
+    if (view.phase === "over") wrap.append(finalBox(view, ctx));
+    root.replaceChildren(wrap);
+    return;
+  }
+
+  // the roll
+  const rolled = board.rolled;
+  const roll = lastRollOf(view);
+  const rollZone = el("section", { class: "m-zone m-roll", "aria-labelledby": "m-roll-title" });
+  rollZone.append(el("h3", { id: "m-roll-title", text: t("martian:zone.roll") }));
+  if (rolled && view.phase !== "rolloff") {
+    const fresh = roll && ctx.freshVersion;
+    const row = diceRow(t, rolled, (face) =>
+      [face === 0 ? "aside" : "", fresh ? "rolling" : ""].join(" "),
+    );
+    [...row.children].forEach((child, i) => child.style.setProperty("--i", String(i)));
+    rollZone.append(row, el("p", { class: "m-caption", text: rollSummary(t, rolled) }));
+    if (rolled[0]) rollZone.append(el("p", { class: "m-note", text: t("martian:tanks_auto", { count: rolled[0] }) }));
+  } else if (view.phase === "decide") {
+    rollZone.append(el("p", { class: "m-caption", text: t("martian:decide_hint", { count: board.dice_left }) }));
+  } else if (view.phase === "roll") {
+    rollZone.append(el("p", { class: "m-caption", text: t("martian:rolling", { name: name(ctx, seat) }) }));
+  } else {
+    rollZone.append(el("p", { class: "m-caption", text: "—" }));
+  }
+  wrap.append(rollZone);
+
+  // tanks against death rays
+  const aside = board.set_aside;
+  const tanksWin = aside[0] > aside[1];
+  const battle = el(
+    "section",
+    { class: `m-zone m-battle ${tanksWin ? "losing" : "holding"}`, "aria-labelledby": "m-battle-title" },
+    el("h3", { id: "m-battle-title", text: t("martian:zone.battle") }),
+    el(
+      "div",
+      { class: "m-versus" },
       el(
         "div",
-        { class: "m-versus" },
-        el(
-          "div",
-          { class: "m-side" },
-          el("span", { class: "m-count", text: String(aside[0]) }),
-          el("span", { class: "m-label", text: faceName(t, "tanks", aside[0]) }),
-          diceRow(t, [aside[0], 0, 0, 0, 0]),
-        ),
-        el("span", { class: "m-vs", "aria-hidden": "true", text: tanksWin ? ">" : "≤" }),
-        el(
-          "div",
-          { class: "m-side" },
-          el("span", { class: "m-count", text: String(aside[1]) }),
-          el("span", { class: "m-label", text: faceName(t, "rays", aside[1]) }),
-          diceRow(t, [0, aside[1], 0, 0, 0]),
-        ),
+        { class: "m-side" },
+        el("span", { class: "m-count", text: String(aside[0]) }),
+        el("span", { class: "m-label", text: faceName(t, "tanks", aside[0]) }),
+        diceRow(t, [aside[0], 0, 0, 0, 0]),
       ),
-      el("p", {
-        class: "m-verdict",
-        text: tanksWin ? `✗ ${t("martian:verdict.tanks")}` : `✓ ${t("martian:verdict.rays")}`,
-      }),
+      el("span", { class: "m-vs", "aria-hidden": "true", text: tanksWin ? ">" : "≤" }),
+      el(
+        "div",
+        { class: "m-side" },
+        el("span", { class: "m-count", text: String(aside[1]) }),
+        el("span", { class: "m-label", text: faceName(t, "rays", aside[1]) }),
+        diceRow(t, [0, aside[1], 0, 0, 0]),
+      ),
+    ),
+    el("p", {
+      class: "m-verdict",
+      text: tanksWin ? `✗ ${t("martian:verdict.tanks")}` : `✓ ${t("martian:verdict.rays")}`,
+    }),
+  );
+  wrap.append(battle);
+
+  // Earthlings taken
+  const earth = el("section", { class: "m-zone m-earth", "aria-labelledby": "m-earth-title" });
+  earth.append(el("h3", { id: "m-earth-title", text: t("martian:zone.earthlings") }));
+  const kinds = el("ul", { class: "m-kinds" });
+  for (const index of [2, 3, 4]) {
+    const face = FACES[index];
+    const count = aside[index];
+    kinds.append(
+      el(
+        "li",
+        { class: count ? "taken" : "free" },
+        die(t, face, count ? "" : "ghost"),
+        el("span", { class: "m-kind-count", text: count ? `× ${count}` : t("martian:not_taken") }),
+      ),
     );
-    wrap.append(battle);
+  }
+  earth.append(kinds);
+  if (aside[2] && aside[3] && aside[4]) earth.append(el("p", { class: "m-bonus", text: `★ ${t("martian:bonus")}` }));
+  wrap.append(earth);
 
-    // Earthlings taken
-    const earth = el("section", { class: "m-zone m-earth", "aria-labelledby": "m-earth-title" });
-    earth.append(el("h3", { id: "m-earth-title", text: t("martian:zone.earthlings") }));
-    const kinds = el("ul", { class: "m-kinds" });
-    for (const index of [2, 3, 4]) {
-      const face = FACES[index];
-      const count = aside[index];
-      kinds.append(
-        el(
-          "li",
-          { class: count ? "taken" : "free" },
-          die(t, face, count ? "" : "ghost"),
-          el("span", { class: "m-kind-count", text: count ? `× ${count}` : t("martian:not_taken") }),
-        ),
-      );
-    }
-    earth.append(kinds);
-    if (aside[2] && aside[3] && aside[4]) earth.append(el("p", { class: "m-bonus", text: `★ ${t("martian:bonus")}` }));
-    wrap.append(earth);
+  root.replaceChildren(wrap);
+}
 
-    root.replaceChildren(wrap);
-  },
-
-  /** The end of the game on the board: every total against the target, winners starred. */
-  finalBox(view, ctx) {
-    const { t } = ctx;
-    const box = el("section", { class: "m-zone m-final", "aria-labelledby": "m-final-title" });
-    box.append(el("h3", { id: "m-final-title", text: t("martian:zone.final") }));
-    const list = el("ul", { class: "m-totals" });
-    const top = Math.max(view.board.target, ...view.scores, 1);
-    view.scores.forEach((score, seat) => {
-      const won = view.winners.includes(seat);
-      const bar = el("span", { class: "m-bar" });
-      const fill = el("span", { class: "m-bar-fill" });
-      fill.style.setProperty("width", `${Math.round((100 * score) / top)}%`);
-      bar.append(fill);
-      list.append(
-        el(
-          "li",
-          { class: won ? "won" : null },
-          el("span", { class: "m-total-name", text: `${won ? "★ " : ""}${name(ctx, seat)}` }),
-          bar,
-          el("span", { class: "m-total-score", text: String(score) }),
-        ),
-      );
-    });
-    box.append(list);
-    return box;
-  },
-
-  rolloffBox(view, ctx) {
-    const { t } = ctx;
-    const rolloff = view.board.rolloff;
-    const box = el("section", { class: "m-zone m-rolloff", "aria-labelledby": "m-rolloff-title" });
-    box.append(el("h3", { id: "m-rolloff-title", text: t("martian:zone.rolloff") }));
-    const lines = this.tieBreaks(view, ctx);
-    if (view.phase === "rolloff") {
-      rolloff.seats.forEach((seat, i) => {
-        const who = name(ctx, seat);
-        if (i < rolloff.rays.length) lines.push(t("martian:rolloff_now", { name: who, count: rolloff.rays[i] }));
-        else if (seat === rolloff.roller) lines.push(t("martian:rolloff_rolling", { name: who }));
-        else lines.push(t("martian:rolloff_waiting", { name: who }));
+export function describeEvent(event, ctx) {
+  const { t } = ctx;
+  const who = name(ctx, event.seat);
+  switch (event.type) {
+    case "rolled":
+      return t(event.first ? "martian:ev.rolled_first" : "martian:ev.rolled", {
+        name: who,
+        dice: event.counts.reduce((a, b) => a + b, 0),
+        roll: rollSummary(t, event.counts),
       });
-      // the last roll-off roll: only its death rays count, the other faces are dimmed
-      const last = (view.events || []).find((event) => event.type === "rolloff_roll");
-      if (last) {
-        box.append(
-          el("p", { class: "m-caption", text: t("martian:rolloff_now", { name: name(ctx, last.seat), count: last.rays }) }),
-          diceRow(t, last.counts, (face) => [face === 1 ? "" : "aside", ctx.freshVersion ? "rolling" : ""].join(" ")),
-        );
-      }
+    case "took":
+      return t("martian:ev.took", { name: who, what: countText(t, FACES[event.face], event.count) });
+    case "continued":
+      return t("martian:ev.continued", { name: who, count: event.dice });
+    case "turn_scored": {
+      let key = "martian:ev.scored";
+      if (event.tanks_beat_rays) key = "martian:ev.scored_tanks";
+      else if (event.bonus) key = "martian:ev.scored_bonus";
+      const reason = t(`martian:reason.${event.reason.replace(" ", "_")}`);
+      return t(key, { name: who, count: event.score, total: event.total, reason });
     }
-    const list = el("ul", { class: "m-rolloff-lines" });
-    for (const line of lines) list.append(el("li", { text: line }));
-    box.append(list);
-    return box;
-  },
+    case "last_round":
+      return t("martian:ev.last_round", {
+        name: who,
+        score: event.score,
+        target: event.target,
+        others: event.remaining.length ? names(ctx, event.remaining) : "—",
+      });
+    case "rolloff_begun":
+      return t("martian:ev.rolloff_begun", { round: event.round, names: names(ctx, event.seats), score: event.score });
+    case "rolloff_roll":
+      return t("martian:ev.rolloff_roll", { name: who, count: event.rays, roll: rollSummary(t, event.counts) });
+    case "rolloff_round":
+      return t(event.best.length > 1 ? "martian:ev.rolloff_tie" : "martian:ev.rolloff_won", {
+        names: names(ctx, event.best),
+      });
+    case "game_over":
+      return t("martian:ev.game_over", { names: names(ctx, event.winners), count: event.winners.length });
+    default:
+      return event.type;
+  }
+}
 
-  /** Roll-off rounds as lines for the end screen. */
-  tieBreaks(view, ctx) {
-    const { t } = ctx;
-    return view.board.rolloff.history.map((round, i) =>
-      t("martian:rolloff_line", {
-        round: i + 1,
-        results: round.seats.map((seat, j) => t("martian:rolloff_result", { name: name(ctx, seat), count: round.rays[j] })).join(", "),
-      }),
-    );
-  },
+export function actionLabel(action, view, ctx) {
+  const { t } = ctx;
+  const board = view.board;
+  const index = FACES.indexOf(action);
+  if (index > 0) {
+    const count = board.rolled ? board.rolled[index] : 0;
+    return { label: t(`martian:act.${action}`, { count }), key: KEYS[action], face: action };
+  }
+  if (action === "stop") return { label: t("martian:act.stop", { count: board.turn_score }), key: KEYS.stop };
+  if (action === "roll") return { label: t("martian:act.roll", { count: board.dice_left }), key: KEYS.roll };
+  return { label: action, key: null };
+}
 
-  describeEvent(event, ctx) {
-    const { t } = ctx;
-    const who = name(ctx, event.seat);
-    switch (event.type) {
-      case "rolled":
-        return t(event.first ? "martian:ev.rolled_first" : "martian:ev.rolled", {
-          name: who,
-          dice: event.counts.reduce((a, b) => a + b, 0),
-          roll: rollSummary(t, event.counts),
-        });
-      case "took":
-        return t("martian:ev.took", { name: who, what: countText(t, FACES[event.face], event.count) });
-      case "continued":
-        return t("martian:ev.continued", { name: who, count: event.dice });
-      case "turn_scored": {
-        let key = "martian:ev.scored";
-        if (event.tanks_beat_rays) key = "martian:ev.scored_tanks";
-        else if (event.bonus) key = "martian:ev.scored_bonus";
-        const reason = t(`martian:reason.${event.reason.replace(" ", "_")}`);
-        return t(key, { name: who, count: event.score, total: event.total, reason });
-      }
-      case "last_round":
-        return t("martian:ev.last_round", {
-          name: who,
-          score: event.score,
-          target: event.target,
-          others: event.remaining.length ? names(ctx, event.remaining) : "—",
-        });
-      case "rolloff_begun":
-        return t("martian:ev.rolloff_begun", { round: event.round, names: names(ctx, event.seats), score: event.score });
-      case "rolloff_roll":
-        return t("martian:ev.rolloff_roll", { name: who, count: event.rays, roll: rollSummary(t, event.counts) });
-      case "rolloff_round":
-        return t(event.best.length > 1 ? "martian:ev.rolloff_tie" : "martian:ev.rolloff_won", {
-          names: names(ctx, event.best),
-        });
-      case "game_over":
-        return t("martian:ev.game_over", { names: names(ctx, event.winners), count: event.winners.length });
-      default:
-        return event.type;
-    }
-  },
-
-  actionLabel(action, view, ctx) {
-    const { t } = ctx;
-    const board = view.board;
-    const index = FACES.indexOf(action);
-    if (index > 0) {
-      const count = board.rolled ? board.rolled[index] : 0;
-      return { label: t(`martian:act.${action}`, { count }), key: KEYS[action], face: action };
-    }
-    if (action === "stop") return { label: t("martian:act.stop", { count: board.turn_score }), key: KEYS.stop };
-    if (action === "roll") return { label: t("martian:act.roll", { count: board.dice_left }), key: KEYS.roll };
-    return { label: action, key: null };
-  },
-
-  describeChoice(choice, ctx) {
-    const { t, i18n } = ctx;
-    const label = t(`martian:choice.${choice.action}`, { fallback: choice.action });
-    const values = choice.values;
-    if (!values) return label;
-    const parts = [];
-    if (values.win_probability !== null && values.win_probability !== undefined) {
-      parts.push(t("martian:value.win", { value: i18n.pct(values.win_probability, 1) }));
-    }
-    if (values.expected_score !== null && values.expected_score !== undefined) {
-      parts.push(t("martian:value.score", { value: i18n.num(values.expected_score, 2) }));
-    }
-    if (values.expected_turns !== null && values.expected_turns !== undefined) {
-      parts.push(t("martian:value.turns", { value: i18n.num(values.expected_turns, 2) }));
-    }
-    return `${label}: ${parts.join(" · ")}`;
-  },
-};
-
-export { FACES, LETTERS };
+export function describeChoice(choice, ctx) {
+  const { t, i18n } = ctx;
+  const label = t(`martian:choice.${choice.action}`, { fallback: choice.action });
+  const values = choice.values;
+  if (!values) return label;
+  const parts = [];
+  if (values.win_probability !== null && values.win_probability !== undefined) {
+    parts.push(t("martian:value.win", { value: i18n.pct(values.win_probability, 1) }));
+  }
+  if (values.expected_score !== null && values.expected_score !== undefined) {
+    parts.push(t("martian:value.score", { value: i18n.num(values.expected_score, 2) }));
+  }
+  if (values.expected_turns !== null && values.expected_turns !== undefined) {
+    parts.push(t("martian:value.turns", { value: i18n.num(values.expected_turns, 2) }));
+  }
+  return `${label}: ${parts.join(" · ")}`;
+}

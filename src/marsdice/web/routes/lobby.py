@@ -1,0 +1,156 @@
+"""The REST lobby (``docs/protocol.md``): the games, the tables, seats taken and given back,
+and a finished game's record, replay, fairness check and review. Errors are raised as
+exceptions and answered by :mod:`marsdice.web.errors`."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Final
+
+from fastapi import APIRouter
+from fastapi.responses import PlainTextResponse
+
+from marsdice.core.game import Game, JSONObject
+from marsdice.games import all_games, registration
+from marsdice.storage import tables
+from marsdice.storage.db import Database
+from marsdice.storage.tables import SeatSpec
+from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep
+from marsdice.web.errors import error_responses
+from marsdice.web.live import finished_live
+from marsdice.web.pages import STATIC_PREFIX
+from marsdice.web.schemas import CreateTable, JoinedTable, JoinTable, LeaveTable, TableOptions
+
+router: Final = APIRouter(prefix="/api")
+
+#: the player count of the defaults a game offers a new table, when its range allows it
+DEFAULT_PLAYERS: Final = 2
+
+
+@router.get("/games")
+async def list_games() -> dict[str, Any]:
+    """Each game as a client needs it to offer a table: its bots, what kind of game it is,
+    its defaults and their schemas, and its browser plugin."""
+    return {"games": [game_entry(game) for game in all_games()]}
+
+
+def game_entry(game: Game) -> JSONObject:
+    """One game of ``/api/games``: everything a client shows is what the game declares."""
+    entry = registration(game)
+    players = min(max(DEFAULT_PLAYERS, game.min_players), game.max_players)
+    return {
+        "name": game.name,
+        "title": game.title,
+        "min_players": game.min_players,
+        "max_players": game.max_players,
+        "bots": [bot.name for bot in entry.bots],
+        "default_opponent": entry.default_opponent,
+        "game_type": {
+            "information": game.game_type.information.value,
+            "hidden_setup": game.game_type.hidden_setup,
+        },
+        "defaults": {
+            "variant": game.variant_to_params(game.default_variant(players)),
+            "options": TableOptions().model_dump(),
+        },
+        "schema": {
+            "variant": game.variant_schema(),
+            "options": TableOptions.model_json_schema(),
+        },
+        "plugin": {
+            "module": f"{STATIC_PREFIX}/{entry.plugin.module}",
+            "namespace": entry.plugin.namespace,
+        },
+    }
+
+
+@router.post("/tables", status_code=201, responses=error_responses(400, 422))
+async def create_table(body: CreateTable, db: DatabaseDep, hub: HubDep) -> dict[str, Any]:
+    seats = [SeatSpec(seat.kind, seat.bot) for seat in body.seats]
+    table = await asyncio.to_thread(
+        tables.create_table, db, body.game, body.variant, seats, body.options.model_dump()
+    )
+    if table.status == tables.RUNNING:
+        hub.kick(table.id)
+    return dict(table.public())
+
+
+@router.get("/tables")
+async def list_tables(db: DatabaseDep) -> dict[str, Any]:
+    found = await asyncio.to_thread(tables.list_tables, db)
+    return {"tables": [table.public() for table in found]}
+
+
+@router.get("/tables/{table_id}", responses=error_responses(404, 422))
+async def get_table(table_id: str, db: DatabaseDep) -> dict[str, Any]:
+    table = await asyncio.to_thread(tables.get_table, db, table_id)
+    return dict(table.public())
+
+
+@router.post("/tables/{table_id}/join", responses=error_responses(404, 409, 422))
+async def join_table(
+    table_id: str, body: JoinTable, db: DatabaseDep, hub: HubDep, cluster: ClusterDep
+) -> JoinedTable:
+    table, token = await asyncio.to_thread(
+        tables.join, db, table_id, body.seat, body.name, body.seed
+    )
+    await hub.refresh(table_id)
+    if table.status == tables.RUNNING and await cluster.acquire(table_id):
+        hub.kick(table_id)
+        await hub.watch(table)
+    return JoinedTable(table=dict(table.public()), seat=body.seat, token=token)
+
+
+@router.post("/tables/{table_id}/leave", responses=error_responses(403, 404, 409, 422))
+async def leave_table(
+    table_id: str, body: LeaveTable, db: DatabaseDep, hub: HubDep
+) -> dict[str, Any]:
+    table = await asyncio.to_thread(tables.leave, db, table_id, body.token)
+    await hub.refresh(table_id)
+    if table.status == tables.RUNNING:
+        hub.kick(table_id)
+    return dict(table.public())
+
+
+_FINISHED_ONLY: Final = error_responses(404, 409, 422)
+
+
+@router.get("/tables/{table_id}/record", response_class=PlainTextResponse, responses=_FINISHED_ONLY)
+async def table_record(table_id: str, db: DatabaseDep) -> str:
+    return await asyncio.to_thread(tables.export_record, db, table_id)
+
+
+@router.get("/tables/{table_id}/replay", responses=_FINISHED_ONLY)
+async def table_replay(table_id: str, db: DatabaseDep) -> dict[str, Any]:
+    """Every step of a finished game with the view after it (for the replay page)."""
+    return dict(await asyncio.to_thread(tables.replay, db, table_id))
+
+
+@router.get("/tables/{table_id}/verify", responses=_FINISHED_ONLY)
+async def table_verify(table_id: str, db: DatabaseDep) -> dict[str, Any]:
+    """The fair-dice check of the finished game's record, as ``marsdice verify``."""
+    return await asyncio.to_thread(_verify, db, table_id)
+
+
+@router.get("/tables/{table_id}/review", responses=_FINISHED_ONLY)
+async def table_review(table_id: str, db: DatabaseDep) -> dict[str, Any]:
+    """The finished game's review (``docs/review.md``; may solve tables on first use)."""
+    return await asyncio.to_thread(_review, db, table_id)
+
+
+def _verify(db: Database, table_id: str) -> dict[str, Any]:
+    """Verify the record exactly as exported (a round trip through its text)."""
+    from marsdice.fair import verify_record
+    from marsdice.games import read_record
+
+    _game, record = read_record(tables.export_record(db, table_id))
+    verdict = verify_record(record)
+    return {"fair": verdict.fair, "message": verdict.message}
+
+
+def _review(db: Database, table_id: str) -> dict[str, Any]:
+    from marsdice.review import review_game
+
+    live = finished_live(db, table_id)
+    review = review_game(live.game, live.start, live.moves(), live.table.names)
+    return dict(review.to_json())

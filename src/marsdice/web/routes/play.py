@@ -1,0 +1,167 @@
+"""The play WebSocket (``docs/protocol.md``): one connection per viewer, its origin checked,
+its messages rate-limited, parsed and handed to the hub; every failure answered with an
+``error`` message to that connection alone."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
+
+from marsdice.storage import tables
+from marsdice.storage.db import Database
+from marsdice.storage.tables import NotFoundError
+from marsdice.web.deps import DatabaseDep, HubDep, PlayLimitsDep
+from marsdice.web.hub import Client, Hub, ProtocolError
+from marsdice.web.schemas import (
+    CLIENT_MESSAGE,
+    MAX_MESSAGE_BYTES,
+    ActionMessage,
+    ErrorMessage,
+    Hello,
+    Pong,
+)
+
+log: Final = logging.getLogger("marsdice.web")
+#: messages dropped for the rate limit in a row before the connection is closed (code 1008)
+FLOOD_LIMIT: Final = 100
+
+router: Final = APIRouter()
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def play(
+    websocket: WebSocket, table_id: str, db: DatabaseDep, hub: HubDep, limits: PlayLimitsDep
+) -> None:
+    origin = websocket.headers.get("origin")
+    if not _origin_allowed(origin, websocket.headers.get("host"), limits.allowed_origins):
+        log.warning("refused a WebSocket from origin %r", origin)
+        await websocket.close(code=4403)
+        return
+    await websocket.accept()
+    try:
+        await asyncio.to_thread(tables.get_table, db, table_id)
+    except NotFoundError as error:
+        await websocket.send_text(
+            ErrorMessage(code="not_found", message=str(error)).model_dump_json()
+        )
+        await websocket.close(code=4404)
+        return
+    client = Client(table_id, websocket.send_text)
+    bucket = _Bucket(limits.rate, limits.burst)
+    refused = 0  # messages dropped in a row
+    hub.attach(client)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            try:
+                if not bucket.take():
+                    refused += 1
+                    if refused > FLOOD_LIMIT:  # a client that never slows down
+                        log.warning(
+                            "table %s: a flooding connection was closed",
+                            table_id,
+                            extra={"event": "flood", "table": table_id},
+                        )
+                        await websocket.close(code=1008)
+                        return
+                    raise ProtocolError("rate_limited", "too many messages: slow down")
+                refused = 0
+                if await _handle(db, hub, client, message):
+                    bucket.refund()
+            except ProtocolError as error:
+                await websocket.send_text(
+                    ErrorMessage(
+                        code=error.code, message=error.message, version=error.version
+                    ).model_dump_json()
+                )
+    except WebSocketDisconnect:
+        return
+    except Exception:  # logged here; the client learns nothing of it
+        log.exception("table %s: a connection failed", table_id)
+        with contextlib.suppress(Exception):
+            await websocket.send_text(
+                ErrorMessage(code="internal", message="internal error").model_dump_json()
+            )
+            await websocket.close(code=1011)
+    finally:
+        await hub.detach(client)
+
+
+def _origin_allowed(origin: str | None, host: str | None, allowed: Sequence[str]) -> bool:
+    if origin is None or "*" in allowed or origin in allowed:
+        return True
+    return host is not None and urlsplit(origin).netloc == host
+
+
+class _Bucket:
+    """A token bucket: ``rate`` a second, at most ``burst`` saved up."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def refund(self) -> None:
+        self.tokens = min(self.burst, self.tokens + 1)
+
+
+async def _handle(db: Database, hub: Hub, client: Client, message: Any) -> bool:
+    """Answer one client message; True when it was an action the game accepted."""
+    text = message.get("text")
+    if text is None:
+        raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
+    if len(text.encode()) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise ProtocolError("bad_json", "the message is not valid JSON") from None
+    try:
+        parsed = CLIENT_MESSAGE.validate_python(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "message"
+        raise ProtocolError("bad_message", f"{where}: {first['msg']}") from None
+    if isinstance(parsed, Hello):
+        await _hello(db, hub, client, parsed)
+    elif isinstance(parsed, ActionMessage):
+        if not client.greeted:
+            raise ProtocolError("no_hello", "say hello first")
+        if client.seat is None:
+            raise ProtocolError("not_seated", "spectators cannot act: join a seat")
+        await hub.act(client.table_id, client.seat, parsed.version, parsed.action)
+        return True
+    else:
+        await client.send(Pong().model_dump_json())
+    return False
+
+
+async def _hello(db: Database, hub: Hub, client: Client, hello: Hello) -> None:
+    seat: int | None = None
+    if hello.token is not None:
+        table = await asyncio.to_thread(tables.get_table, db, client.table_id)
+        seat = table.seat_of(hello.token)
+        if seat is None:
+            raise ProtocolError("bad_token", "that token holds no seat at this table")
+    await hub.greet(client, seat)

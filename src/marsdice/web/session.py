@@ -1,0 +1,115 @@
+"""One table as this process serves it: its game, its lock, its connections, its bots and
+the tasks that work on it. The hub keeps one :class:`TableSession` per table it touches and
+drops it in one step once nothing needs it (the database keeps the table)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+
+from marsdice.bots import Bot
+from marsdice.web.live import Live
+
+#: sends one JSON text to one connection
+Send = Callable[[str], Awaitable[None]]
+
+
+@dataclass(eq=False, slots=True)
+class Client:
+    """One WebSocket connection at a table: its seat (None: watching) and how to reach it."""
+
+    table_id: str
+    send: Send
+    seat: int | None = None
+    greeted: bool = False
+
+
+@dataclass(eq=False, slots=True)
+class TableSession:
+    """Everything this process keeps of one table."""
+
+    table_id: str
+    #: the game, up to date with what this process has read or stored (None: not loaded,
+    #: or not started)
+    live: Live | None = None
+    #: orders the table's steps inside this process
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: tasks holding or awaiting :attr:`lock`: the session is never dropped under them
+    lock_users: int = 0
+    clients: set[Client] = field(default_factory=set)
+    #: the task doing the table's server-side steps (dice, bots)
+    driver: asyncio.Task[None] | None = None
+    #: asked to drive while the driver ran: it looks again before it stops
+    pending: bool = False
+    #: (seat, bot name) -> the bot playing it
+    bots: dict[tuple[int, str], Bot] = field(default_factory=dict)
+    #: seat -> the timer after which an absent person's seat goes to a bot
+    timers: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    #: versions whose advice came too late for their state: sent again when it is ready
+    advice_late: set[int] = field(default_factory=set)
+
+    @contextlib.asynccontextmanager
+    async def locked(self) -> AsyncIterator[None]:
+        """Hold the lock, counted while awaited or held (see :meth:`idle`)."""
+        self.lock_users += 1
+        try:
+            async with self.lock:
+                yield
+        finally:
+            self.lock_users -= 1
+
+    # -- connections --
+
+    def greeted(self) -> list[Client]:
+        return [client for client in self.clients if client.greeted]
+
+    def local_seats(self) -> set[int]:
+        """The seats with a greeted connection to this process."""
+        return {c.seat for c in self.clients if c.greeted and c.seat is not None}
+
+    def connected(self, seat: int) -> bool:
+        return any(c.greeted and c.seat == seat for c in self.clients)
+
+    # -- tasks --
+
+    def driving(self) -> bool:
+        return self.driver is not None and not self.driver.done()
+
+    def timing(self, seat: int) -> bool:
+        timer = self.timers.get(seat)
+        return timer is not None and not timer.done()
+
+    def idle(self) -> bool:
+        """Nobody connected, no driver (but the one asking) nor timer at work, nobody at
+        the lock: the session may go."""
+        if self.clients or self.lock_users:
+            return False
+        if self.driving() and self.driver is not asyncio.current_task():
+            return False
+        return not any(not timer.done() for timer in self.timers.values())
+
+    def cancel_timers(self) -> None:
+        for timer in self.timers.values():
+            timer.cancel()
+        self.timers.clear()
+
+    def stop_driver(self) -> asyncio.Task[None] | None:
+        """Cancel the driver (never the task asking) and forget it; returns it, to await."""
+        driver, self.driver = self.driver, None
+        if driver is not None and driver is not asyncio.current_task():
+            driver.cancel()
+        return driver
+
+    def close(self) -> asyncio.Task[None] | None:
+        """Stop the session's tasks (the driver is returned, to await)."""
+        self.cancel_timers()
+        return self.stop_driver()
+
+    def bot(self, seat: int, name: str, build: Callable[[], Bot]) -> Bot:
+        """The bot ``name`` playing ``seat``, built on first use and kept with the table."""
+        found = self.bots.get((seat, name))
+        if found is None:
+            found = self.bots[(seat, name)] = build()
+        return found
