@@ -68,6 +68,7 @@ VIEW_KEYS = {
     "tie_breaks",
     "turn_seat",
     "next_seat",
+    "last_round",
     "events",
     "legal_actions",
     "board",
@@ -139,6 +140,10 @@ def check_views(game: Game, state: GameState) -> None:
         assert view["placings"] == placings
         assert view["turn_seat"] == game.turn_seat(state)
         assert view["next_seat"] == game.next_seat(state)
+        last = game.last_round(state)
+        assert view["last_round"] == (None if last is None else list(last))
+        if last:
+            assert last[0] == game.turn_seat(state) and list(last) == sorted(last)
         check_tie_breaks(state, view["tie_breaks"])
     for event in state.events:
         encoded = event.to_json()

@@ -66,6 +66,7 @@ from marsdice.attacks.actions import (
     TorontoReroll,
 )
 from marsdice.attacks.cards import (
+    Ability,
     Card,
     CardError,
     Symbol,
@@ -376,6 +377,14 @@ class MarsAttacks(Game):
         following = (seat + 1) % s.players
         return None if s.end_triggered and following == 0 else following
 
+    def last_round(self, state: GameState) -> tuple[int, ...] | None:
+        """Once the end is triggered: the seats from the one playing to the last (the round is
+        completed up to the last seat; an extra turn earned on the way is played too)."""
+        s = as_state(state)
+        if not s.end_triggered or s.is_terminal:
+            return None
+        return tuple(range(s.seat, s.players))
+
     def tie_rule(self, state: GameState, seats: Sequence[int]) -> str:
         """Equal VP: more cards captured place first, then who reached the score first."""
         s = as_state(state)
@@ -596,11 +605,26 @@ def board(state: State) -> JSONObject:
             "rolls": state.rolls,
             "to_roll": state.to_roll,
             "set": None if state.set_face is None else state.set_face.letter,
+            "warning": dice_warning(state),
         },
         "toronto_used": state.toronto_used,
         "denver_used": state.denver_used,
         "memphis_stack": None if state.memphis_stack is None else state.memphis_stack + 1,
     }
+
+
+def dice_warning(state: State) -> str | None:
+    """What the dice mean for the attacker now: ``"bombed"`` (this roll bombed them, or the
+    nukes reached the limit), ``"safe"`` (Los Angeles: no bombing while targeting it),
+    ``"one_nuke_left"`` (one more nuke bombs them), or None (no roll, or nothing to say)."""
+    if state.rolls == 0:
+        bombed = any(isinstance(e, Bombed) and not e.detroit for e in state.events)
+        return "bombed" if bombed else None
+    if state.target is not None and state.card(state.target).ability is Ability.LOS_ANGELES:
+        return "safe"
+    if state.nukes >= state.nuke_limit:
+        return "bombed"
+    return "one_nuke_left" if state.nuke_limit - state.nukes == 1 else None
 
 
 # --- commentary ----------------------------------------------------------------------------------

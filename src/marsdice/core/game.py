@@ -400,6 +400,13 @@ class Game(ABC):
         seat = self.turn_seat(state)
         return None if seat is None else (seat + 1) % state.players
 
+    def last_round(self, state: GameState) -> tuple[int, ...] | None:
+        """Once the game's end is triggered, the seats still to play their regular turn in
+        this last round, the one playing first (empty when it is the first seat's: the round
+        is over); None before the end is triggered or once the game is over."""
+        del state
+        return None
+
     def common_view(self, state: GameState, viewer: int | None) -> JSONObject:
         """The keys every game's view shares (see :meth:`observe`)."""
         to_act = viewer is not None and viewer == state.current_player
@@ -416,6 +423,7 @@ class Game(ABC):
             "tie_breaks": [tie.to_json() for tie in self.tie_breaks(state)],
             "turn_seat": self.turn_seat(state),
             "next_seat": self.next_seat(state),
+            "last_round": _seats_json(self.last_round(state)),
             "events": [event.to_json() for event in state.events],
             "legal_actions": [a.text() for a in state.legal_actions()] if to_act else [],
         }
@@ -428,7 +436,8 @@ class Game(ABC):
         Every game's view has at least the keys ``game``, ``viewer``, ``players``, ``phase``,
         ``current_player``, ``scores``, ``turns``, ``rounds``, ``winners``, ``placings``
         (each seat's place once the game is over, else None), ``tie_breaks`` (how equal
-        scores were separated, :meth:`tie_breaks`), ``turn_seat`` and ``next_seat``,
+        scores were separated, :meth:`tie_breaks`), ``turn_seat``, ``next_seat`` and
+        ``last_round`` (:meth:`last_round`),
         ``events`` (the last step's, as JSON), ``legal_actions`` (notation; empty unless the
         viewer is to act) and ``board`` (the game's own layout): :meth:`common_view` gives
         the shared ones, so the clients derive no rule.
@@ -517,6 +526,10 @@ class Game(ABC):
         """The record's text, one line per turn with commentary."""
         names = record.players
         return record.dumps(commentary_lines(self.replay(record), names, self.describe_step))
+
+
+def _seats_json(seats: tuple[int, ...] | None) -> JSON:
+    return None if seats is None else list[JSON](seats)
 
 
 # --- the one loop ----------------------------------------------------------------------------

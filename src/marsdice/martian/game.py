@@ -259,6 +259,9 @@ class MartianDice(Game):
             "dice_left": game.dice_left if playing else 0,
             "turn_score": game.turn_score,
             "end_triggered": game.end_triggered,
+            "reached_target": [
+                seat for seat, score in enumerate(game.scores) if score >= variant.target
+            ],
             "rolloff": {
                 "seats": list(game.rolloff_seats),
                 "rays": list(game.rolloff_rays),
@@ -299,6 +302,14 @@ class MartianDice(Game):
             return None
         following = (seat + 1) % game.players
         return None if game.end_triggered and following == 0 else following
+
+    def last_round(self, state: GameState) -> tuple[int, ...] | None:
+        """Once a total reached the target: the seats from the one playing to the last (the
+        round ends there); none left when the first seat is to play. Not in a roll-off."""
+        game = as_state(state)
+        if not game.end_triggered or game.phase in (Phase.OVER, Phase.ROLLOFF):
+            return None
+        return () if game.seat == 0 else tuple(range(game.seat, game.players))
 
     def tie_rule(self, state: GameState, seats: Sequence[int]) -> str:
         """Equal totals at the top are separated by the roll-off."""

@@ -152,14 +152,11 @@ function diceArea(ctx, view, board, el) {
       h("span", { class: `nuke-slot${i < dice.nukes ? " filled" : ""}${over ? " over" : ""}`, "aria-hidden": "true" }, i < dice.nukes ? "☢" : ""),
     );
   }
-  const left = limit - dice.nukes;
-  const los = board.target === "los-angeles";
-  let warning = null;
-  if (ended && bombing) warning = tr(t, "bombed_now");
-  else if (!ended && dice.nukes >= limit && !los && dice.rolls > 0) warning = tr(t, "bombed_now");
-  else if (!ended && los && dice.rolls > 0) warning = tr(t, "los_angeles_safe");
-  else if (!ended && left === 1 && dice.rolls > 0) warning = tr(t, "one_nuke_left");
-  const safe = warning !== null && !ended && los && dice.rolls > 0;
+  // what the dice mean (bombed, safe on Los Angeles, one nuke left) is the engine's word
+  const WARNINGS = { bombed: "bombed_now", safe: "los_angeles_safe", one_nuke_left: "one_nuke_left" };
+  const code = board.dice.warning;
+  const warning = code ? tr(t, WARNINGS[code]) : null;
+  const safe = code === "safe";
   const cup = [];
   const outcome = ended ? (view.events || []).find((e) => e.type === "captured" || e.type === "stopped") : null;
   if (outcome) cup.push(h("p", { class: `atk-outcome outcome-${outcome.type}`, text: describeEvent(outcome, ctx) }));
@@ -611,8 +608,9 @@ export function renderOptions(el, ctx) {
 
 /** The notice once the end is triggered: the round is completed, up to the last seat. */
 export function lastRoundNotice(view, ctx) {
-  if (!view || !view.board || !view.board.end_triggered || view.phase === "over") return null;
-  return tr(ctx.t, "last_round_notice", { name: seatName(ctx, view.players - 1) });
+  // the view says who still plays this round; the round ends with the last of them
+  if (!view || !view.last_round || !view.last_round.length) return null;
+  return tr(ctx.t, "last_round_notice", { name: seatName(ctx, view.last_round[view.last_round.length - 1]) });
 }
 
 /** How one group level on VP got its places (view.tie_breaks): the cards each captured, then

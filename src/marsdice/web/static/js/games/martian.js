@@ -208,15 +208,10 @@ export function renderOptions(box, ctx) {
 
 /** The notice when the end is triggered: who reached the target and who still plays. */
 export function lastRoundNotice(view, ctx) {
-  if (!view.board.end_triggered || view.phase === "over" || view.phase === "rolloff") return null;
-  const seat = view.turn_seat;
-  if (seat === null || seat === undefined) return null;
-  const remaining = [];
-  for (let s = seat; s < view.players && s !== 0; s++) remaining.push(s);
-  const leaders = [];
-  view.scores.forEach((score, s) => {
-    if (score >= view.board.target) leaders.push(s);
-  });
+  // the seats still to play and those at the target come from the view: no rule here
+  if (!view.last_round) return null;
+  const remaining = view.last_round;
+  const leaders = view.board.reached_target || [];
   return ctx.t("martian:last_round_notice", {
     target: view.board.target,
     leaders: leaders.length ? names(ctx, leaders) : "—",
