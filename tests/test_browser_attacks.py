@@ -37,10 +37,21 @@ MAX_CLICKS = 400
 BOT_WAIT_MS = 60_000
 ENABLED = "button[data-action]:not([disabled])"
 #: dice on the board, none animating / some rolling in with the board's animation
-STILL = (
-    "() => { const dice = [...document.querySelectorAll('.atk-dice .die')];"
-    " return dice.length > 0 && dice.every(d => getComputedStyle(d).animationName === 'none') }"
-)
+#: records the animation of every die drawn from now on (a turn may end, and the bots play,
+#: between two animation frames: the dice of one roll need not be on screen when polled)
+WATCH_DICE = """() => {
+  window.__dice = [];
+  const seen = (node) => {
+    if (!(node instanceof Element)) return;
+    const query = '.atk-dice .die';
+    const dice = node.matches(query) ? [node] : [...node.querySelectorAll(query)];
+    for (const die of dice) window.__dice.push(getComputedStyle(die).animationName);
+  };
+  new MutationObserver((changes) => {
+    for (const change of changes) change.addedNodes.forEach(seen);
+  }).observe(document.body, { subtree: true, childList: true });
+}"""
+STILL = "() => window.__dice.length > 0 && window.__dice.every((name) => name === 'none')"
 ROLLING = (
     "() => [...document.querySelectorAll('.atk-dice .die.rolling')]"
     ".some(d => getComputedStyle(d).animationName === 'atk-roll')"
@@ -264,6 +275,7 @@ def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:
     action, key = first.get_attribute("data-action"), first.get_attribute("data-key")
     assert action is not None and action.startswith("@") and key is not None and key.isdigit()
     name = page.inner_text(f'.atk-card[data-card="{action[1:]}"] .card-name')
+    page.evaluate(WATCH_DICE)
     page.keyboard.press(key)
     page.locator(".ev-target-declared", has_text=f"Ann attacks {name}.").first.wait_for()
     # reduced motion: no die animates
