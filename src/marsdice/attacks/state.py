@@ -30,10 +30,11 @@ probabilities. Each step's :attr:`State.events` say what it did. See ``docs/rule
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cache
-from typing import TypeVar
+from typing import Any, Final, TypeVar
 
 from marsdice.attacks import abilities
 from marsdice.attacks.actions import (
@@ -183,6 +184,14 @@ class State:
         return self.variant.players
 
     def legal_actions(self) -> tuple[Action, ...]:
+        global _last_legal
+        known, actions = _last_legal
+        if known is not self:  # asked for a choice, then again by apply to check it
+            actions = self._legal_actions()
+            _last_legal = (self, actions)
+        return actions
+
+    def _legal_actions(self) -> tuple[Action, ...]:
         phase = self.phase
         if self.is_chance_node:
             return tuple(outcome for outcome, _ in self.chance_outcomes())
@@ -248,7 +257,6 @@ class State:
         if phase is Phase.OVER:
             raise self._illegal(action, "the game is over")
         action = self.normalize(action)
-        state = replace(self, events=())
         if isinstance(action, Roll) and phase in (Phase.ROLL, Phase.TORONTO_ROLL):
             if (
                 len(action.counts) != len(FACES)
@@ -256,34 +264,41 @@ class State:
                 or action.dice != self.to_roll
             ):
                 raise self._illegal(action, f"the roll must show exactly {self.to_roll} dice")
-            return state._after_roll(action.counts)
+            state = _draft(self, events=())
+            state._after_roll(action.counts)
+            return state
         if isinstance(action, Draw) and phase is Phase.MEMPHIS_DRAW:
             index = self._index(action.card)
             if index is None or index not in self.box:
                 raise self._illegal(action, "that card is not in the box")
-            return abilities.memphis_draw(state, index)
+            state = _draft(self, events=())
+            abilities.memphis_draw(state, index)
+            return state
         if action not in self.legal_actions():
             raise self._illegal(action, self._why_not(action))
+        state = _draft(self, events=())
         match action:
             case BostonMove():
-                return abilities.boston_move(state, self._card_index(action.card))
+                abilities.boston_move(state, self._card_index(action.card))
             case Target():
-                return state._after_target(self._card_index(action.card))
+                state._after_target(self._card_index(action.card))
             case SeattleSet():
-                return abilities.seattle_set(state, action.face)
+                abilities.seattle_set(state, action.face)
             case TorontoReroll():
-                return abilities.toronto_reroll(state, action.face)
+                abilities.toronto_reroll(state, action.face)
             case Restart():
-                return abilities.denver_restart(state)
+                abilities.denver_restart(state)
             case Reroll():
-                return state._after_reroll(action)
+                state._after_reroll(action)
             case Stop():
-                return state._stop()
+                state._stop()
             case MemphisPlace():
-                return abilities.memphis_place(state, action.stack)
+                abilities.memphis_place(state, action.stack)
             case Pass():
-                return state._after_pass()
-        raise self._illegal(action, f"it is not a move of the {phase.value} phase")
+                state._after_pass()
+            case _:
+                raise self._illegal(action, f"it is not a move of the {phase.value} phase")
+        return state
 
     def returns(self) -> tuple[float, ...]:
         """At the end: 1 shared among the winners, 0 to the rest; before the end: all zero."""
@@ -384,275 +399,300 @@ class State:
         return self.variant.players - 1 - self.seat
 
     # -- transitions (the abilities' own are in abilities.py) --
-
-    def emit(self, *events: Event) -> State:
-        """The state with ``events`` added to this step's and this turn's."""
-        return replace(
-            self, events=(*self.events, *events), turn_events=(*self.turn_events, *events)
-        )
-
-    def fresh_turn(self) -> State:
-        """The state with the turn-in-progress fields cleared."""
-        return replace(
-            self,
-            target=None,
-            heads=0,
-            rays=0,
-            nukes=0,
-            rolls=0,
-            to_roll=0,
-            set_face=None,
-            fallback=None,
-            toronto_used=False,
-            denver_used=False,
-            new_york_due=False,
-            memphis_due=False,
-            memphis_stack=None,
-            pending=None,
-        )
+    #
+    # A step copies the state once (:func:`_draft`) and the transitions below change that
+    # private copy in place: nobody has seen it yet, and a frozen copy per change made
+    # ``dataclasses.replace`` most of the engine's time. Each transition reads what it needs
+    # before it changes a field. Only :meth:`apply`, :meth:`begin_turn` and
+    # :meth:`start_from` hand out states.
 
     def begin_turn(self, seat: int, extra: int, bonus: bool) -> State:
-        """Seat ``seat`` starts a turn (``bonus``: an extra turn, which starts no round)."""
-        state = replace(
-            self.fresh_turn(),
+        """The state after seat ``seat`` starts a turn (``bonus``: an extra turn, which starts
+        no round)."""
+        draft = _draft(self)
+        draft._begin_turn(seat, extra, bonus)
+        return draft
+
+    def start_from(self, boston: bool, seattle: bool) -> State:
+        """The state at the start of the turn, in the seed's order: the owner's green cards
+        (Boston, then Seattle under the ``start`` rule), then New York (if still due), then
+        the target."""
+        draft = _draft(self)
+        draft._start_from(boston, seattle)
+        return draft
+
+    def _put(self, **changes: Any) -> None:
+        """Set fields of a draft (see :func:`_draft`); never of a state handed out."""
+        for name, value in changes.items():
+            _SETTERS[name](self, value)
+
+    def _emit(self, *events: Event) -> None:
+        """Add ``events`` to this step's and this turn's."""
+        _SET_EVENTS(self, (*self.events, *events))
+        _SET_TURN_EVENTS(self, (*self.turn_events, *events))
+
+    def _fresh_turn(self) -> None:
+        """Clear the turn-in-progress fields."""
+        for put, value in _FRESH_TURN:
+            put(self, value)
+
+    def _begin_turn(self, seat: int, extra: int, bonus: bool) -> None:
+        self._fresh_turn()
+        turn = self.turn + 1
+        self._put(
             seat=seat,
             extra=extra,
             bonus=bonus,
-            turn=self.turn + 1,
+            turn=turn,
             rounds=self.rounds + (seat == 0 and not bonus),
             phase=Phase.TARGET,
             turn_events=(),
         )
-        state = state.emit(TurnBegan(seat, state.turn, bonus))
-        if not state.targets():
-            state = state.emit(TurnPassed(seat)).trigger_end()
-            return state.end_turn(TurnResult(seat, state.turn, Outcome.PASSED))
-        return replace(state, new_york_due=True).start_from(boston=True, seattle=True)
+        self._emit(TurnBegan(seat, turn, bonus))
+        if not self.targets():
+            self._emit(TurnPassed(seat))
+            self._trigger_end()
+            self._end_turn(TurnResult(seat, turn, Outcome.PASSED))
+            return
+        _SET_NEW_YORK_DUE(self, True)
+        self._start_from(boston=True, seattle=True)
 
-    def start_from(self, boston: bool, seattle: bool) -> State:
-        """The start of the turn, in the seed's order: the owner's green cards (Boston, then
-        Seattle under the ``start`` rule), then New York (if still due), then the target."""
+    def _start_from(self, boston: bool, seattle: bool) -> None:
         seat = self.seat
         if boston and self.owns(seat, Ability.BOSTON) and abilities.boston_cards(self):
-            return replace(self, phase=Phase.BOSTON)
+            _SET_PHASE(self, Phase.BOSTON)
+            return
         start = self.variant.seattle is SeattleRule.START
         if seattle and start and self.owns(seat, Ability.SEATTLE):
-            return replace(self, phase=Phase.SEATTLE)
-        state = abilities.new_york(self) if self.new_york_due else self
-        return replace(state, phase=Phase.TARGET, new_york_due=False)
+            _SET_PHASE(self, Phase.SEATTLE)
+            return
+        if self.new_york_due:
+            abilities.new_york(self)
+        self._put(phase=Phase.TARGET, new_york_due=False)
 
-    def _after_target(self, card: int) -> State:
-        state = replace(self, target=card, to_roll=DICE - (self.set_face is not None))
-        state = state.emit(TargetDeclared(self.seat, self.slug(card), self.token(self.seat, card)))
+    def _after_target(self, card: int) -> None:
+        seat = self.seat
+        self._put(target=card, to_roll=DICE - (self.set_face is not None))
+        self._emit(TargetDeclared(seat, self.slug(card), self.token(seat, card)))
         after = self.variant.seattle is SeattleRule.AFTER_TARGET
-        if after and self.owns(self.seat, Ability.SEATTLE):
-            return replace(state, phase=Phase.SEATTLE)
-        return replace(state, phase=Phase.ROLL)
+        if after and self.owns(seat, Ability.SEATTLE):
+            _SET_PHASE(self, Phase.SEATTLE)
+        else:
+            _SET_PHASE(self, Phase.ROLL)
 
-    def _after_roll(self, counts: Counts) -> State:
+    def _after_roll(self, counts: Counts) -> None:
+        phase = self.phase
         added = list(counts)
         seattle = ""
-        if self.phase is Phase.ROLL and self.set_face is not None:
+        if phase is Phase.ROLL and self.set_face is not None:
             added[self.set_face] += 1
             seattle = self.set_face.letter
-        state = replace(
-            self,
-            heads=self.heads + added[0],
-            rays=self.rays + added[1],
-            nukes=self.nukes + added[2],
-            rolls=self.rolls + (self.phase is Phase.ROLL),
+        heads, rays, nukes = self.heads + added[0], self.rays + added[1], self.nukes + added[2]
+        self._put(
+            heads=heads,
+            rays=rays,
+            nukes=nukes,
+            rolls=self.rolls + (phase is Phase.ROLL),
             set_face=None,
             to_roll=0,
         )
-        toronto_roll = self.phase is Phase.TORONTO_ROLL
-        state = state.emit(
-            Rolled(
-                self.seat,
-                Roll(counts).text(),
-                seattle,
-                toronto_roll,
-                state.heads,
-                state.rays,
-                state.nukes,
-            )
-        )
+        toronto_roll = phase is Phase.TORONTO_ROLL
+        self._emit(Rolled(self.seat, _roll_text(counts), seattle, toronto_roll, heads, rays, nukes))
         toronto = self.owns(self.seat, Ability.TORONTO) and not self.toronto_used
         if not toronto_roll and toronto:
-            return replace(state, phase=Phase.TORONTO)
-        return state.judge()
+            _SET_PHASE(self, Phase.TORONTO)
+            return
+        self._judge()
 
-    def _after_pass(self) -> State:
-        state = self.emit(AbilityDeclined(self.seat, self.phase.value))
-        return state._passed()
+    def _after_pass(self) -> None:
+        self._emit(AbilityDeclined(self.seat, self.phase.value))
+        self._passed()
 
-    def _passed(self) -> State:
+    def _passed(self) -> None:
         if self.phase is Phase.BOSTON:
-            return self.start_from(boston=False, seattle=True)
-        if self.phase is Phase.SEATTLE:
+            self._start_from(boston=False, seattle=True)
+        elif self.phase is Phase.SEATTLE:
             if self.target is None:  # the start-of-turn rule: on to New York and the target
-                return self.start_from(boston=False, seattle=False)
-            return replace(self, phase=Phase.ROLL)
-        if self.phase is Phase.TORONTO:
-            return self.judge()
-        assert self.phase is Phase.DENVER
-        return self.bombed()
+                self._start_from(boston=False, seattle=False)
+            else:
+                _SET_PHASE(self, Phase.ROLL)
+        elif self.phase is Phase.TORONTO:
+            self._judge()
+        else:
+            assert self.phase is Phase.DENVER
+            self._bombed()
 
-    def judge(self) -> State:
+    def _judge(self) -> None:
         """After a roll (and Toronto): bombed, captured, a decision, or the attack ends."""
-        assert self.target is not None
-        card = self.card(self.target)
+        target = self.target
+        assert target is not None
+        card = self.card(target)
         if card.symbol is not Symbol.NUKE and self.nukes >= self.nuke_limit:
             if self.rolls == 1 and not self.denver_used and self.owns(self.seat, Ability.DENVER):
-                return replace(self, phase=Phase.DENVER)
-            return self.bombed()
-        count = self.count(self.target)
+                _SET_PHASE(self, Phase.DENVER)
+                return
+            self._bombed()
+            return
+        count = self.count(target)
         if count >= card.requirement:
-            result = self._result(Outcome.CAPTURED, captured=(self.target,))
-            return self.capture(self.target, count).conclude(result)
-        if card.is_city and self.heads > 0:
-            return replace(self, phase=Phase.DECIDE)
-        return self._stop()
+            result = self._result(Outcome.CAPTURED, count, self.nuke_limit, captured=(target,))
+            self._capture(target, count)
+            self._conclude(result)
+        elif card.is_city and self.heads > 0:
+            _SET_PHASE(self, Phase.DECIDE)
+        else:
+            self._stop()
 
-    def _after_reroll(self, action: Reroll) -> State:
+    def _after_reroll(self, action: Reroll) -> None:
         assert self.target is not None
         count = self.heads if action.count is None else action.count
         target = self.target if action.switch is None else self._card_index(action.switch)
-        state = replace(
-            self,
+        self._put(
             fallback=(self.target, self.count(self.target)),
             target=target,
             heads=self.heads - count,
             to_roll=count,
             phase=Phase.ROLL,
         )
-        return state.emit(Rerolling(self.seat, count, action.switch or ""))
+        self._emit(Rerolling(self.seat, count, action.switch or ""))
 
-    def _stop(self) -> State:
+    def _stop(self) -> None:
         """The attack ends without a capture (the player stopped or no head is left)."""
-        assert self.target is not None
-        if self.card(self.target).ability is Ability.DETROIT:
-            return self.bombed(detroit=True)
-        count = self.count(self.target)
-        state = self.emit(Stopped(self.seat, self.slug(self.target), count))
-        state, token = state._place(self.target, count, kept=False)
-        return state.end_turn(self._result(Outcome.STOPPED, token=token))
+        target = self.target
+        assert target is not None
+        if self.card(target).ability is Ability.DETROIT:
+            self._bombed(detroit=True)
+            return
+        count = self.count(target)
+        limit = self.nuke_limit
+        self._emit(Stopped(self.seat, self.slug(target), count))
+        token = self._place(target, count, kept=False)
+        self._end_turn(self._result(Outcome.STOPPED, count, limit, token=token))
 
-    def bombed(self, detroit: bool = False) -> State:
+    def _bombed(self, detroit: bool = False) -> None:
         """Bombed (or a failed Detroit): keep what the rule keeps, then Las Vegas."""
-        assert self.target is not None
-        event = Bombed(
-            self.seat,
-            self.slug(self.target),
-            self.nukes,
-            self.nuke_limit,
-            detroit,
-            self.count(self.target),
-        )
-        state = self.emit(event)
+        target = self.target
+        assert target is not None
+        count = self.count(target)
+        limit = self.nuke_limit
+        self._emit(Bombed(self.seat, self.slug(target), self.nukes, limit, detroit, count))
         token = None
         if self.variant.bombed is BombedRule.LAST_ROLL and self.fallback is not None:
-            state, token = state._place(*self.fallback, kept=True)
-        state, captured = abilities.las_vegas(state)
+            token = self._place(*self.fallback, kept=True)
+        captured = abilities.las_vegas(self)
         outcome = Outcome.DETROIT if detroit else Outcome.BOMBED
-        return state.conclude(self._result(outcome, captured=captured, token=token))
+        self._conclude(self._result(outcome, count, limit, captured=captured, token=token))
 
-    def _place(self, card: int, value: int, kept: bool) -> tuple[State, tuple[int, int] | None]:
-        """Put (or move) the player's token on ``card`` at ``value`` if it may go there."""
+    def _place(self, card: int, value: int, kept: bool) -> tuple[int, int] | None:
+        """Put (or move) the player's token on ``card`` at ``value`` if it may go there; the
+        token placed, if any."""
         seat = self.seat
         if value < 1 or self.card(card).ability is Ability.DETROIT:
-            return self, None
+            return None
         if value <= self.token(seat, card):
-            return self, None
+            return None
         if not self.token(seat, card) and not self.free_tokens(seat):
-            return self.emit(TokenLost(seat, self.slug(card), value)), None
-        state = self.set_token(seat, card, value)
-        return state.emit(TokenPlaced(seat, self.slug(card), value, kept)), (card, value)
+            self._emit(TokenLost(seat, self.slug(card), value))
+            return None
+        self._set_token(seat, card, value)
+        self._emit(TokenPlaced(seat, self.slug(card), value, kept))
+        return (card, value)
 
-    def capture(self, card: int, count: int) -> State:
+    def _capture(self, card: int, count: int) -> None:
         """The player takes ``card``: tokens go home, the stack turns up its next card, the
         card's on-capture ability fires and the end may be triggered."""
         seat = self.seat
         where = self.face_up.index(card)
-        owned = replace_at(self.owned, seat, (*self.owned[seat], card))
-        reached = replace_at(self.reached, seat, self.turn) if self.card(card).vp else self.reached
-        state = replace(self, owned=owned, reached=reached)
         c = self.card(card)
-        state = state.emit(Captured(seat, c.slug, count, c.requirement, c.vp, state.scores[seat]))
-        state = state.send_home((card,))
-        state = replace(state, stacks=replace_at(self.stacks, where, self.stacks[where][1:]))
-        state = state.turned_up(where)
-        state = abilities.on_capture(state, card, where)
-        if state.empty_stacks >= self.variant.end_stacks:
-            state = state.trigger_end()
-        return state
+        owned = replace_at(self.owned, seat, (*self.owned[seat], card))
+        reached = replace_at(self.reached, seat, self.turn) if c.vp else self.reached
+        self._put(owned=owned, reached=reached)
+        self._emit(Captured(seat, c.slug, count, c.requirement, c.vp, self.scores[seat]))
+        self._send_home((card,))
+        _SET_STACKS(self, replace_at(self.stacks, where, self.stacks[where][1:]))
+        self._turned_up(where)
+        abilities.on_capture(self, card, where)
+        if self.empty_stacks >= self.variant.end_stacks:
+            self._trigger_end()
 
-    def send_home(self, cards: tuple[int, ...]) -> State:
+    def _send_home(self, cards: tuple[int, ...]) -> None:
         """Every token on ``cards`` goes back to its owner."""
-        state = self
+        before = self.tokens
         for card in cards:
-            seats = tuple(s for s in range(self.variant.players) if self.token(s, card))
+            seats = tuple(s for s, mine in enumerate(before) if _token_on(mine, card))
             if seats:
-                tokens = tuple(tuple(t for t in mine if t[0] != card) for mine in state.tokens)
-                state = replace(state, tokens=tokens).emit(TokensHome(self.slug(card), seats))
-        return state
+                tokens = tuple(tuple(t for t in mine if t[0] != card) for mine in self.tokens)
+                _SET_TOKENS(self, tokens)
+                self._emit(TokensHome(self.slug(card), seats))
 
-    def turned_up(self, where: int) -> State:
+    def _turned_up(self, where: int) -> None:
         """The event for stack ``where`` showing its (new) top card."""
         stack = self.stacks[where]
-        return self.emit(CardTurnedUp(where + 1, self.slug(stack[0]) if stack else ""))
+        self._emit(CardTurnedUp(where + 1, self.slug(stack[0]) if stack else ""))
 
-    def trigger_end(self) -> State:
-        if self.end_triggered:
-            return self
-        return replace(self, end_triggered=True).emit(EndTriggered(self.empty_stacks))
+    def _trigger_end(self) -> None:
+        if not self.end_triggered:
+            _SET_END_TRIGGERED(self, True)
+            self._emit(EndTriggered(self.empty_stacks))
 
-    def conclude(self, result: TurnResult) -> State:
+    def _conclude(self, result: TurnResult) -> None:
         """End the turn, unless Memphis's card is still to be placed."""
         if self.memphis_due:
-            return replace(self, phase=Phase.MEMPHIS, pending=result, memphis_due=False)
-        return self.end_turn(result)
+            self._put(phase=Phase.MEMPHIS, pending=result, memphis_due=False)
+        else:
+            self._end_turn(result)
 
-    def end_turn(self, result: TurnResult) -> State:
-        state = self.emit(TurnEnded(self.seat, result.outcome.value))
-        result = replace(result, events=state.turn_events)
-        state = replace(state, log=(*self.log, result), pending=None)
+    def _end_turn(self, result: TurnResult) -> None:
+        seat = self.seat
+        self._emit(TurnEnded(seat, result.outcome.value))
+        r = result
+        done = TurnResult(
+            r.seat, r.turn, r.outcome, r.target, r.count, r.dice, r.limit, r.captured, r.token,
+            self.turn_events,
+        )  # fmt: skip
+        self._put(log=(*self.log, done), pending=None)
         if self.extra > 0:
-            return state.begin_turn(self.seat, self.extra - 1, bonus=True)
-        if self.end_triggered and self.seat == self.variant.players - 1:
-            return state._finish()
-        return state.begin_turn((self.seat + 1) % self.variant.players, 0, bonus=False)
+            self._begin_turn(seat, self.extra - 1, bonus=True)
+        elif self.end_triggered and seat == self.variant.players - 1:
+            self._finish()
+        else:
+            self._begin_turn((seat + 1) % self.variant.players, 0, bonus=False)
 
-    def _finish(self) -> State:
+    def _finish(self) -> None:
         seats = range(self.variant.players)
         best = max(self.ranking_key(seat) for seat in seats)
         winners = tuple(seat for seat in seats if self.ranking_key(seat) == best)
-        over = replace(self.fresh_turn(), phase=Phase.OVER, winners=winners)
-        return over.emit(GameOver(winners, self.scores))
+        self._fresh_turn()
+        self._put(phase=Phase.OVER, winners=winners)
+        self._emit(GameOver(winners, self.scores))
 
     def _result(
         self,
         outcome: Outcome,
+        count: int,
+        limit: int,
         captured: tuple[int, ...] = (),
         token: tuple[int, int] | None = None,
     ) -> TurnResult:
+        """The turn's result; ``count`` and ``limit`` as they were when the attack ended."""
         assert self.target is not None
         return TurnResult(
             seat=self.seat,
             turn=self.turn,
             outcome=outcome,
             target=self.target,
-            count=self.count(self.target),
+            count=count,
             dice=self.dice,
-            limit=self.nuke_limit,
+            limit=limit,
             captured=captured,
             token=token,
         )
 
-    def set_token(self, seat: int, card: int, value: int) -> State:
+    def _set_token(self, seat: int, card: int, value: int) -> None:
         mine = [t for t in self.tokens[seat] if t[0] != card]
         if value > 0:
             mine.append((card, value))
-        return replace(self, tokens=replace_at(self.tokens, seat, tuple(sorted(mine))))
+        _SET_TOKENS(self, replace_at(self.tokens, seat, tuple(sorted(mine))))
 
     def _decide_actions(self) -> tuple[Action, ...]:
         counts: list[int | None] = [None]
@@ -724,10 +764,83 @@ def _roll_outcomes(n: int) -> tuple[tuple[Roll | Draw, Fraction], ...]:
 
 
 @cache
+def _roll_text(counts: Counts) -> str:
+    return Roll(counts).text()
+
+
+_slug_memo: tuple[tuple[Card, ...], dict[str, int]] = ((), {})
+#: the last state asked for its legal actions, and its answer (states never change)
+_last_legal: tuple[State | None, tuple[Action, ...]] = (None, ())
+
+
 def _slug_index(cards: tuple[Card, ...]) -> dict[str, int]:
-    return {card.slug: i for i, card in enumerate(cards)}
+    """Card index by slug; remembered for the last card set by identity (hashing the cards
+    on every look-up cost more than the look-up)."""
+    global _slug_memo
+    known, index = _slug_memo
+    if known is not cards:
+        index = {card.slug: i for i, card in enumerate(cards)}
+        _slug_memo = (cards, index)
+    return index
 
 
 def replace_at(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     """``values`` with the item at ``index`` replaced."""
     return (*values[:index], value, *values[index + 1 :])
+
+
+def _token_on(tokens: Tokens, card: int) -> int:
+    for where, value in tokens:
+        if where == card:
+            return value
+    return 0
+
+
+# -- drafts: one copy per step, changed in place before anyone sees it --
+
+_FIELDS: Final = tuple(f.name for f in fields(State))
+_SETTERS: Final[dict[str, Callable[[State, Any], None]]] = {
+    name: getattr(State, name).__set__ for name in _FIELDS
+}
+_SET_EVENTS: Final = _SETTERS["events"]
+_SET_TURN_EVENTS: Final = _SETTERS["turn_events"]
+_SET_PHASE: Final = _SETTERS["phase"]
+_SET_TOKENS: Final = _SETTERS["tokens"]
+_SET_STACKS: Final = _SETTERS["stacks"]
+_SET_END_TRIGGERED: Final = _SETTERS["end_triggered"]
+_SET_NEW_YORK_DUE: Final = _SETTERS["new_york_due"]
+#: the turn-in-progress fields and their values at the start of a turn
+_FRESH_TURN: Final = tuple(
+    (_SETTERS[f.name], f.default)
+    for f in fields(State)
+    if f.name
+    in (
+        "target", "heads", "rays", "nukes", "rolls", "to_roll", "set_face", "fallback",
+        "toronto_used", "denver_used", "new_york_due", "memphis_due", "memphis_stack", "pending",
+    )
+)  # fmt: skip
+
+
+def _copier() -> Callable[[State], State]:
+    """A function copying a state's fields into a new one, written out field by field as
+    ``dataclasses`` writes ``__init__`` (a loop over the fields cost twice as much)."""
+    lines = "".join(f"    set_{name}(copy, state.{name})\n" for name in _FIELDS)
+    source = f"def copy_state(state):\n    copy = new(State)\n{lines}    return copy\n"
+    scope: dict[str, Any] = {"new": object.__new__, "State": State}
+    scope.update((f"set_{name}", put) for name, put in _SETTERS.items())
+    exec(source, scope)
+    copy_state: Callable[[State], State] = scope["copy_state"]
+    return copy_state
+
+
+_copy_state: Final = _copier()
+
+
+def _draft(state: State, **changes: Any) -> State:
+    """A copy of ``state`` for one step to change in place (the slots set directly, as
+    ``__init__`` would): it is handed out only when the step is done, and then never
+    changes. Equal to the state a chain of ``dataclasses.replace`` calls would build."""
+    draft = _copy_state(state)
+    for name, value in changes.items():
+        _SETTERS[name](draft, value)
+    return draft

@@ -17,11 +17,12 @@ one allowed face type, then stops or rolls again. See ``docs/rules-martian.md``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from fractions import Fraction
-from functools import cache
-from typing import Final
+from functools import cache, lru_cache
+from typing import Any, Final
 
 from marsdice.core.dice import Counts, dice_outcomes, face_weights, parse_roll, roll_dice, roll_text
 from marsdice.core.errors import ActionParseError, IllegalActionError, VariantError
@@ -328,7 +329,7 @@ class State:
             return tuple(roll for roll, _ in self.chance_outcomes())
         if self.phase is Phase.CHOOSE:
             assert self.rolled is not None
-            return tuple(Take(face) for face in allowed_faces(self.rolled, self.set_aside))
+            return _takes(self.rolled, self.set_aside)
         if self.phase is Phase.DECIDE:
             return (STOP, CONTINUE)
         return ()
@@ -357,25 +358,30 @@ class State:
         match self.phase, action:
             case Phase.ROLL, Roll():
                 self._check_roll(action)
-                after = self._after_roll(action.counts, events)
+                after = _draft(self)
+                after._after_roll(action.counts, events)
             case Phase.ROLLOFF, Roll():
                 self._check_roll(action)
-                after = self._after_rolloff(action, events)
+                after = _draft(self)
+                after._after_rolloff(action, events)
             case Phase.CHOOSE, Take():
                 assert self.rolled is not None
-                if action.face not in allowed_faces(self.rolled, self.set_aside):
+                if action not in _takes(self.rolled, self.set_aside):
                     raise self._illegal(action, self._why_not(action.face))
-                after = self._after_take(action.face, events)
+                after = _draft(self)
+                after._after_take(action.face, events)
             case Phase.DECIDE, Stop():
-                after = self._end_turn(TurnEnd.STOPPED, events)
+                after = _draft(self)
+                after._end_turn(TurnEnd.STOPPED, events)
             case Phase.DECIDE, Continue():
                 events.append(Continued(self.seat, self.dice_left))
-                after = replace(self, phase=Phase.ROLL)
+                after = _draft(self, phase=Phase.ROLL)
             case _, Roll() | Take() | Stop() | Continue():
                 raise self._illegal(action, f"it is not a move of the {self.phase.value} phase")
             case _:
                 raise self._illegal(action, "it is not a Martian Dice action")
-        return replace(after, events=tuple(events))
+        _SET_EVENTS(after, tuple(events))
+        return after
 
     def returns(self) -> tuple[float, ...]:
         """At the end: 1 shared among the winners, 0 to the rest; in a solo game, minus the
@@ -403,6 +409,15 @@ class State:
         return tuple(places)
 
     # -- transitions (each appends what it did to ``events``) --
+    #
+    # A step copies the state once (:func:`_draft`) and these change that private copy in
+    # place before :meth:`apply` hands it out (a frozen copy per change cost most of the
+    # engine's time). Each reads what it needs before it changes a field.
+
+    def _put(self, **changes: Any) -> None:
+        """Set fields of a draft (see :func:`_draft`); never of a state handed out."""
+        for name, value in changes.items():
+            _SETTERS[name](self, value)
 
     def _check_roll(self, roll: Roll) -> None:
         expected = self.dice_to_roll
@@ -413,90 +428,93 @@ class State:
         ):
             raise self._illegal(roll, f"the roll must show exactly {expected} dice")
 
-    def _after_roll(self, rolled: Counts, events: list[Event]) -> State:
+    def _after_roll(self, rolled: Counts, events: list[Event]) -> None:
         tanks = rolled[Face.TANK]
         events.append(Rolled(self.seat, rolled, tanks, first=self.set_aside == NO_DICE))
         set_aside = _bump(self.set_aside, Face.TANK, tanks)
-        moved = replace(self, set_aside=set_aside, rolled=rolled, phase=Phase.CHOOSE)
         if not allowed_faces(rolled, set_aside):
-            return replace(moved, rolled=None)._end_turn(TurnEnd.NO_CHOICE, events)
-        return moved
+            self._put(set_aside=set_aside, rolled=None, phase=Phase.CHOOSE)
+            self._end_turn(TurnEnd.NO_CHOICE, events)
+        else:
+            self._put(set_aside=set_aside, rolled=rolled, phase=Phase.CHOOSE)
 
-    def _after_take(self, face: Face, events: list[Event]) -> State:
+    def _after_take(self, face: Face, events: list[Event]) -> None:
         assert self.rolled is not None
-        events.append(Took(self.seat, face, self.rolled[face]))
-        taken = replace(self, set_aside=_bump(self.set_aside, face, self.rolled[face]), rolled=None)
-        if taken.dice_left == 0:
-            return taken._end_turn(TurnEnd.NO_DICE, events)
-        return replace(taken, phase=Phase.DECIDE)
+        count = self.rolled[face]
+        events.append(Took(self.seat, face, count))
+        self._put(set_aside=_bump(self.set_aside, face, count), rolled=None)
+        if self.dice_left == 0:
+            self._end_turn(TurnEnd.NO_DICE, events)
+        else:
+            _SET_PHASE(self, Phase.DECIDE)
 
-    def _end_turn(self, reason: TurnEnd, events: list[Event]) -> State:
+    def _end_turn(self, reason: TurnEnd, events: list[Event]) -> None:
+        seat = self.seat
+        variant = self.variant
         aside = self.set_aside
         score = score_turn(aside)
-        scores = _bump(self.scores, self.seat, score)
-        turns = _bump(self.turns, self.seat, 1)
+        scores = _bump(self.scores, seat, score)
         tanks_won = aside[Face.TANK] > aside[Face.RAY]
         bonus = not tanks_won and all(aside[face] for face in EARTHLINGS)
-        events.append(
-            TurnScored(self.seat, aside, score, reason, scores[self.seat], tanks_won, bonus)
-        )
-        fresh = replace(
-            self,
+        events.append(TurnScored(seat, aside, score, reason, scores[seat], tanks_won, bonus))
+        self._put(
             scores=scores,
-            turns=turns,
-            last_turn=TurnResult(self.seat, aside, score, reason),
+            turns=_bump(self.turns, seat, 1),
+            last_turn=TurnResult(seat, aside, score, reason),
             set_aside=NO_DICE,
             rolled=None,
             phase=Phase.ROLL,
         )
-        reached = scores[self.seat] >= self.variant.target
-        if self.variant.solo:
+        reached = scores[seat] >= variant.target
+        if variant.solo:
             if reached:
                 events.append(GameOver((0,), scores))
-                return replace(fresh, phase=Phase.OVER, winners=(0,))
-            return fresh
-        last = self.variant.players - 1
-        if reached and not self.end_triggered and self.seat < last:
-            remaining = tuple(range(self.seat + 1, self.variant.players))
-            events.append(LastRound(self.seat, scores[self.seat], self.variant.target, remaining))
+                self._put(phase=Phase.OVER, winners=(0,))
+            return
+        last = variant.players - 1
+        if reached and not self.end_triggered and seat < last:
+            remaining = tuple(range(seat + 1, variant.players))
+            events.append(LastRound(seat, scores[seat], variant.target, remaining))
         triggered = self.end_triggered or reached
-        if triggered and self.seat == last:
-            return fresh._finish(events)
-        return replace(fresh, seat=(self.seat + 1) % self.variant.players, end_triggered=triggered)
+        if triggered and seat == last:
+            self._finish(events)
+        else:
+            self._put(seat=(seat + 1) % variant.players, end_triggered=triggered)
 
-    def _finish(self, events: list[Event]) -> State:
+    def _finish(self, events: list[Event]) -> None:
         best = max(self.scores)
         tied = tuple(seat for seat, score in enumerate(self.scores) if score == best)
         if len(tied) == 1:
             events.append(GameOver(tied, self.scores))
-            return replace(self, phase=Phase.OVER, winners=tied, end_triggered=True)
+            self._put(phase=Phase.OVER, winners=tied, end_triggered=True)
+            return
         events.append(RolloffBegun(tied, best, 1))
-        return replace(
-            self, phase=Phase.ROLLOFF, rolloff_seats=tied, rolloff_rays=(), end_triggered=True
-        )
+        self._put(phase=Phase.ROLLOFF, rolloff_seats=tied, rolloff_rays=(), end_triggered=True)
 
-    def _after_rolloff(self, roll: Roll, events: list[Event]) -> State:
+    def _after_rolloff(self, roll: Roll, events: list[Event]) -> None:
         rays = roll[Face.RAY]
         events.append(RolloffRolled(self.roller, roll.counts, rays))
         rolled = (*self.rolloff_rays, rays)
-        if len(rolled) < len(self.rolloff_seats):
-            return replace(self, rolloff_rays=rolled)
-        history = (*self.rolloff_history, RolloffRound(self.rolloff_seats, rolled))
+        seats = self.rolloff_seats
+        if len(rolled) < len(seats):
+            self._put(rolloff_rays=rolled)
+            return
+        history = (*self.rolloff_history, RolloffRound(seats, rolled))
         best = max(rolled)
-        top = tuple(s for s, r in zip(self.rolloff_seats, rolled, strict=True) if r == best)
-        events.append(RolloffDecided(self.rolloff_seats, rolled, top))
+        top = tuple(s for s, r in zip(seats, rolled, strict=True) if r == best)
+        events.append(RolloffDecided(seats, rolled, top))
         if len(top) == 1 or self.variant.rolloff_mode is RolloffMode.SINGLE:
             events.append(GameOver(top, self.scores))
-            return replace(
-                self,
+            self._put(
                 phase=Phase.OVER,
                 winners=top,
                 rolloff_seats=(),
                 rolloff_rays=(),
                 rolloff_history=history,
             )
+            return
         events.append(RolloffBegun(top, self.scores[top[0]], len(history) + 1))
-        return replace(self, rolloff_seats=top, rolloff_rays=(), rolloff_history=history)
+        self._put(rolloff_seats=top, rolloff_rays=(), rolloff_history=history)
 
     # -- errors --
 
@@ -566,6 +584,12 @@ def new_game(variant: Variant | None = None) -> State:
     return State(variant=variant, scores=zeros, turns=zeros)
 
 
+@lru_cache(maxsize=1 << 14)
+def _takes(rolled: Counts, set_aside: Counts) -> tuple[Take, ...]:
+    """The takes allowed from a roll (asked twice a step: for the choice and to check it)."""
+    return tuple(Take(face) for face in allowed_faces(rolled, set_aside))
+
+
 @cache
 def _outcomes(n: int) -> tuple[tuple[Roll, Fraction], ...]:
     return tuple((Roll(counts), p) for counts, p in dice_outcomes(n, FACE_PROBABILITIES))
@@ -573,3 +597,38 @@ def _outcomes(n: int) -> tuple[tuple[Roll, Fraction], ...]:
 
 def _bump(values: tuple[int, ...], index: int, by: int) -> tuple[int, ...]:
     return (*values[:index], values[index] + by, *values[index + 1 :])
+
+
+# -- drafts: one copy per step, changed in place before anyone sees it --
+
+_FIELDS: Final = tuple(f.name for f in fields(State))
+_SETTERS: Final[dict[str, Callable[[State, Any], None]]] = {
+    name: getattr(State, name).__set__ for name in _FIELDS
+}
+_SET_EVENTS: Final = _SETTERS["events"]
+_SET_PHASE: Final = _SETTERS["phase"]
+
+
+def _copier() -> Callable[[State], State]:
+    """A function copying a state's fields into a new one, written out field by field as
+    ``dataclasses`` writes ``__init__`` (a loop over the fields cost twice as much)."""
+    lines = "".join(f"    set_{name}(copy, state.{name})\n" for name in _FIELDS)
+    source = f"def copy_state(state):\n    copy = new(State)\n{lines}    return copy\n"
+    scope: dict[str, Any] = {"new": object.__new__, "State": State}
+    scope.update((f"set_{name}", put) for name, put in _SETTERS.items())
+    exec(source, scope)
+    copy_state: Callable[[State], State] = scope["copy_state"]
+    return copy_state
+
+
+_copy_state: Final = _copier()
+
+
+def _draft(state: State, **changes: Any) -> State:
+    """A copy of ``state`` for one step to change in place (the slots set directly, as
+    ``__init__`` would): it is handed out only when the step is done, and then never
+    changes. Equal to the state a chain of ``dataclasses.replace`` calls would build."""
+    draft = _copy_state(state)
+    for name, value in changes.items():
+        _SETTERS[name](draft, value)
+    return draft
