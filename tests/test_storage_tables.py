@@ -91,7 +91,7 @@ def test_migrations_run_twice_and_sqlite_uses_wal(db: Database) -> None:
     db.migrate()
     with db.engine.connect() as connection:
         revision = connection.execute(text("select version_num from alembic_version")).scalar()
-        assert revision == "0002"
+        assert revision == "0003"
         if db.dialect == "sqlite":
             assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 if TYPE_CHECKING:
@@ -20,6 +24,12 @@ if TYPE_CHECKING:
 #: the database URL when none is given (``postgresql+psycopg://user@host/db``, ``sqlite:///…``)
 DATABASE_ENV: Final = "MARSDICE_DATABASE_URL"
 _MIGRATIONS: Final = Path(__file__).with_name("migrations")
+#: seconds a pooled PostgreSQL connection may sit unused before it is pinged on checkout
+PING_AFTER_IDLE: Final = 2.0
+_RETURNED_AT: Final = "marsdice_returned_at"
+#: the execution option that marks a connection's transaction as a writer's (``BEGIN
+#: IMMEDIATE`` on SQLite)
+WRITE_OPTION: Final = "marsdice_write"
 
 
 def default_database_url() -> str:
@@ -42,6 +52,10 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            # pysqlite's own transaction handling off (it would BEGIN only before the first
+            # write, after the reads, so that two read-modify-writes interleave): the
+            # "begin" listener below emits BEGIN itself (SQLAlchemy's documented recipe)
+            dbapi_connection.isolation_level = None
             cursor = dbapi_connection.cursor()
             if ":memory:" not in url and url.rstrip("/") != "sqlite:":
                 cursor.execute("PRAGMA journal_mode=WAL")
@@ -49,11 +63,43 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.close()
 
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(connection: Connection) -> None:
+            # a writer takes the write lock first (waiting its turn, up to the busy timeout),
+            # so that what it read is still true when it writes; readers share the file
+            # (on the driver's connection: a statement through SQLAlchemy costs more)
+            writes = connection.get_execution_options().get(WRITE_OPTION, False)
+            driver = connection.connection.dbapi_connection
+            assert driver is not None
+            driver.execute("BEGIN IMMEDIATE" if writes else "BEGIN")
+
         return engine
     connect_args: dict[str, Any] = {}
     if schema is not None:
         connect_args["options"] = f"-csearch_path={schema}"
-    return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    engine = create_engine(url, connect_args=connect_args)
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_RETURNED_AT] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        # a connection idle for a while may have been cut (a database restarted, a proxy's
+        # timeout): ask it first, and let the pool replace it if it does not answer; one in
+        # use a moment ago is not asked (a ping on every checkout is a round trip and a third
+        # of the CPU of storing a step)
+        if time.monotonic() - record.info.get(_RETURNED_AT, math.inf) < PING_AFTER_IDLE:
+            return
+        try:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("select 1")
+            cursor.close()
+            dbapi_connection.rollback()
+        except Exception as error:
+            raise DisconnectionError("the database connection was cut") from error
+
+    return engine
 
 
 class ServerClaim:
@@ -117,6 +163,20 @@ class Database:
 
     def session(self) -> Session:
         return self.sessions()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """A write transaction, committed at the end (rolled back on an error): serialised
+        with every other writer on SQLite (``BEGIN IMMEDIATE``); on PostgreSQL an ordinary
+        transaction whose writer locks the rows it reads (``SELECT … FOR UPDATE``)."""
+        with self.engine.connect() as connection:
+            connection.execution_options(**{WRITE_OPTION: True})
+            with connection.begin():
+                yield connection
+
+    def reading(self) -> Connection:
+        """A connection for reads (one snapshot until it is closed)."""
+        return self.engine.connect()
 
     def migrate(self) -> None:
         """Bring the schema to the newest Alembic revision (idempotent)."""

@@ -54,6 +54,10 @@ class TableRow(Base):
     )
     #: open (waiting for players), running, finished
     status: Mapped[str] = mapped_column(String(16), index=True)
+    #: how many steps are stored, raised in the transaction that stores each one, so that a
+    #: process asking what moved reads one number per table, whatever the log's length
+    #: (revision 0003 counted the steps of the tables already stored)
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -13,9 +13,10 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any, Final, Literal, get_args
 
-from sqlalchemy import func, select
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from marsdice.core.errors import MarsDiceError, VariantError
@@ -24,7 +25,12 @@ from marsdice.core.record import GameRecord
 from marsdice.fair import FairRandom, commitment, fair_tags, new_server_seed
 from marsdice.games import bot_spec, get_game
 from marsdice.storage.db import Database
-from marsdice.storage.models import StepRow, TableRow, utcnow
+from marsdice.storage.models import Base, StepRow, TableRow, utcnow
+
+#: the tables as SQLAlchemy Core sees them: the hot path writes and reads rows without the
+#: ORM's unit of work and identity map (a step stored is one insert and one update)
+TABLES: Final = Base.metadata.tables[TableRow.__tablename__]
+STEPS: Final = Base.metadata.tables[StepRow.__tablename__]
 
 OPEN: Final = "open"
 RUNNING: Final = "running"
@@ -196,9 +202,13 @@ class TableData:
     created_at: datetime
     updated_at: datetime
     options: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    #: how many steps are stored (the version the next step is played on)
+    version: int = 0
 
     @classmethod
-    def of(cls, row: TableRow) -> TableData:
+    def of(cls, row: Any) -> TableData:
+        """From a table row: a :class:`TableRow`, or a Core row of ``md_tables`` (the same
+        attributes)."""
         return cls(
             id=row.id,
             game=row.game,
@@ -213,6 +223,7 @@ class TableData:
             created_at=_utc(row.created_at),
             updated_at=_utc(row.updated_at),
             options=table_options(row.options),
+            version=row.version,
         )
 
     @property
@@ -328,42 +339,50 @@ def create_table(
             made.append(Seat.for_person())
     seed = new_server_seed()
     now = utcnow()
-    row = TableRow(
-        id=new_table_id(),
-        game=game.name,
-        variant=dict(game.variant_to_params(variant)),
-        seats=[seat.to_row() for seat in made],
-        options=table_options(options),
-        server_seed=seed.hex(),
-        commitment=commitment(seed),
-        player_seeds=[],
-        setup=None,
-        start_counter=0,
-        status=OPEN,
-        created_at=now,
-        updated_at=now,
-    )
-    with db.session() as session, session.begin():
-        if all(seat.kind == "bot" for seat in made):
-            _start(row)
-        session.add(row)
-    return TableData.of(row)
+    row: dict[str, Any] = {
+        "id": new_table_id(),
+        "game": game.name,
+        "variant": dict(game.variant_to_params(variant)),
+        "seats": [seat.to_row() for seat in made],
+        "options": table_options(options),
+        "server_seed": seed.hex(),
+        "commitment": commitment(seed),
+        "player_seeds": [],
+        "setup": None,
+        "start_counter": 0,
+        "status": OPEN,
+        "created_at": now,
+        "updated_at": now,
+        "version": 0,
+    }
+    if all(seat.kind == "bot" for seat in made):
+        row.update(_started(row["game"], row["variant"], row["server_seed"], made))
+    with db.writing() as connection:
+        connection.execute(insert(TABLES), row)
+    return TableData.of(SimpleNamespace(**row))
 
 
 def get_table(db: Database, table_id: str) -> TableData:
-    with db.session() as session:
-        row = session.get(TableRow, table_id)
-        if row is None:
-            raise NotFoundError(f"no table {table_id!r}")
-        return TableData.of(row)
+    with db.reading() as connection:
+        return TableData.of(_table_row(connection, table_id))
 
 
 def list_tables(db: Database, statuses: Sequence[str] = (OPEN, RUNNING)) -> list[TableData]:
-    with db.session() as session:
-        rows = session.scalars(
-            select(TableRow).where(TableRow.status.in_(statuses)).order_by(TableRow.created_at)
+    with db.reading() as connection:
+        rows = connection.execute(
+            select(TABLES).where(TABLES.c.status.in_(statuses)).order_by(TABLES.c.created_at)
         )
         return [TableData.of(row) for row in rows]
+
+
+def _table_row(connection: Connection, table_id: str, *, lock: bool = False) -> Any:
+    """The table's row (locked until the transaction ends, on PostgreSQL, with ``lock``; on
+    SQLite the writer's ``BEGIN IMMEDIATE`` holds the whole file)."""
+    query = select(TABLES).where(TABLES.c.id == table_id)
+    row = connection.execute(query.with_for_update() if lock else query).one_or_none()
+    if row is None:
+        raise NotFoundError(f"no table {table_id!r}")
+    return row
 
 
 def join(
@@ -378,8 +397,8 @@ def join(
         raise VariantError(f"name: give 1 to {MAX_NAME} characters")
     seed = normalise_player_seed(player_seed) if player_seed else None
     token = secrets.token_urlsafe(24)
-    with db.session() as session, session.begin():
-        row = _locked(session, table_id)
+    with db.writing() as connection:
+        row = _table_row(connection, table_id, lock=True)
         if row.status != OPEN:
             raise StorageError(f"table {table_id} has started: its seats are taken")
         if not 0 <= seat < len(row.seats):
@@ -388,18 +407,18 @@ def join(
         if not seats[seat].vacant:
             raise StorageError(f"seat {seat} is taken")
         seats[seat] = seats[seat].taken_by(name, token_hash(token), seed)
-        _store_seats(row, seats)
+        changes = _seat_changes(seats)
         if all(s.taken for s in seats):
-            _start(row)
-        data = TableData.of(row)
+            changes.update(_started(row.game, row.variant, row.server_seed, seats))
+        data = _store(connection, row, changes)
     return data, token
 
 
 def leave(db: Database, table_id: str, token: str) -> TableData:
     """Give a seat back before the game starts; in a running game the seat is marked away (a
     bot plays it) until its owner says hello again with the token."""
-    with db.session() as session, session.begin():
-        row = _locked(session, table_id)
+    with db.writing() as connection:
+        row = _table_row(connection, table_id, lock=True)
         data = TableData.of(row)
         seat = data.seat_of(token)
         if seat is None:
@@ -411,50 +430,49 @@ def leave(db: Database, table_id: str, token: str) -> TableData:
             seats[seat] = seats[seat].vacated()
         else:
             seats[seat] = seats[seat].marked(away=True)
-        _store_seats(row, seats)
-        return TableData.of(row)
+        return _store(connection, row, _seat_changes(seats))
 
 
 def set_away(db: Database, table_id: str, seat: int, away: bool) -> TableData:
     """Mark a human seat away (a bot plays it) or back."""
-    with db.session() as session, session.begin():
-        row = _locked(session, table_id)
+    with db.writing() as connection:
+        row = _table_row(connection, table_id, lock=True)
         seats = _seats(row)
         seats[seat] = seats[seat].marked(away=away)
-        _store_seats(row, seats)
-        return TableData.of(row)
+        return _store(connection, row, _seat_changes(seats))
 
 
-def _seats(row: TableRow) -> list[Seat]:
+def _seats(row: Any) -> list[Seat]:
     return [Seat.from_row(seat) for seat in row.seats]
 
 
-def _store_seats(row: TableRow, seats: Sequence[Seat]) -> None:
-    row.seats = [seat.to_row() for seat in seats]
-    row.updated_at = utcnow()
+def _seat_changes(seats: Sequence[Seat]) -> dict[str, Any]:
+    return {"seats": [seat.to_row() for seat in seats], "updated_at": utcnow()}
 
 
-def _locked(session: Any, table_id: str) -> TableRow:
-    row = session.scalars(
-        select(TableRow).where(TableRow.id == table_id).with_for_update()
-    ).one_or_none()
-    if row is None:
-        raise NotFoundError(f"no table {table_id!r}")
-    assert isinstance(row, TableRow)
-    return row
+def _store(connection: Connection, row: Any, changes: Mapping[str, Any]) -> TableData:
+    """Write ``changes`` to the table ``row`` (read in this transaction, under its lock) and
+    give back the table as it is after: the row read, the changes applied, nothing re-read."""
+    connection.execute(update(TABLES).where(TABLES.c.id == row.id).values(**changes))
+    return TableData.of(SimpleNamespace(**{**row._mapping, **changes}))
 
 
-def _start(row: TableRow) -> None:
-    """Deal: the opening state from the fair generator; its setup tags are stored."""
-    game = get_game(row.game)
-    variant = game.variant_from_params(row.variant)
-    player_seeds = [seat.seed for seat in _seats(row) if seat.seed]
-    rng = FairRandom(bytes.fromhex(row.server_seed), player_seeds, 0)
+def _started(
+    game_name: str, params: Any, server_seed: str, seats: Sequence[Seat]
+) -> dict[str, Any]:
+    """Deal: the opening state from the fair generator; the columns that store it (its setup
+    tags, the players' seeds, the generator's counter and the status)."""
+    game = get_game(game_name)
+    variant = game.variant_from_params(params)
+    player_seeds = [seat.seed for seat in seats if seat.seed]
+    rng = FairRandom(bytes.fromhex(server_seed), player_seeds, 0)
     start = game.start(variant, rng)
-    row.player_seeds = player_seeds
-    row.setup = [[key, value] for key, value in game.setup_tags(start)]
-    row.start_counter = rng.counter
-    row.status = FINISHED if start.is_terminal else RUNNING
+    return {
+        "player_seeds": player_seeds,
+        "setup": [[key, value] for key, value in game.setup_tags(start)],
+        "start_counter": rng.counter,
+        "status": FINISHED if start.is_terminal else RUNNING,
+    }
 
 
 # --- the step log -------------------------------------------------------------------------
@@ -464,17 +482,10 @@ def steps_after(db: Database, table_id: str, version: int) -> tuple[TableData, l
     """The table row and the steps from ``version`` on, so that a cached game can catch up
     with steps another process stored without replaying the whole log. A gap in the log
     raises :class:`StorageError`."""
-    with db.session() as session:
-        row = session.get(TableRow, table_id)
-        if row is None:
-            raise NotFoundError(f"no table {table_id!r}")
-        rows = session.scalars(
-            select(StepRow)
-            .where(StepRow.table_id == table_id, StepRow.seq >= version)
-            .order_by(StepRow.seq)
-        )
-        steps = [StoredStep(r.seq, r.action, r.actor, r.seat, r.rng_counter) for r in rows]
-        table = TableData.of(row)
+    with db.reading() as connection:
+        table = TableData.of(_table_row(connection, table_id))
+        rows = connection.execute(_STEPS_FROM, {"p_table": table_id, "p_version": version}).all()
+    steps = [StoredStep(*row) for row in rows]
     for expected, step in enumerate(steps, start=version):
         if step.seq != expected:
             raise StorageError(f"table {table_id}: step {expected} is missing from the log")
@@ -486,71 +497,110 @@ def read_log(db: Database, table_id: str) -> tuple[TableData, list[StoredStep]]:
     return steps_after(db, table_id, 0)
 
 
-def append_step(db: Database, table_id: str, step: StoredStep, *, finishes: bool) -> TableData:
+_STEPS_FROM: Final = (
+    select(STEPS.c.seq, STEPS.c.action, STEPS.c.actor, STEPS.c.seat, STEPS.c.rng_counter)
+    .where(STEPS.c.table_id == bindparam("p_table"), STEPS.c.seq >= bindparam("p_version"))
+    .order_by(STEPS.c.seq)
+)
+_INSERT_STEP: Final = insert(STEPS)
+#: the table after a step: one more stored, touched now (and finished, with the last step)
+_ADVANCE: Final = (
+    update(TABLES)
+    .where(TABLES.c.id == bindparam("p_table"))
+    .values(version=TABLES.c.version + 1, updated_at=bindparam("p_now"))
+)
+_FINISH: Final = _ADVANCE.values(status=FINISHED)
+#: what the update gives back: the whole row, or (for a caller holding the table) only what
+#: anyone but the step's writer may have changed since the start (the seats) and the version
+_RETURNING: Final = {
+    (finishes, whole): (_FINISH if finishes else _ADVANCE).returning(
+        *([TABLES] if whole else [TABLES.c.version, TABLES.c.status, TABLES.c.seats])
+    )
+    for finishes in (False, True)
+    for whole in (False, True)
+}
+
+
+def append_step(
+    db: Database,
+    table_id: str,
+    step: StoredStep,
+    *,
+    finishes: bool,
+    table: TableData | None = None,
+) -> TableData:
     """Store ``step`` (played on version ``step.seq``) in one transaction, the table
     finishing with it when ``finishes``; returns the table row as it is after. Another step
-    stored first on that version raises :class:`StaleVersionError` and stores nothing.
+    stored first on that version raises :class:`StaleVersionError` and stores nothing (the
+    ``(table_id, seq)`` unique key refuses the second row).
 
-    Only the database changes: the caller extends its own game with the step."""
+    One insert and one update (the version, the time, the status), nothing read back: the
+    update returns the row (``RETURNING``); a caller that gives the ``table`` it holds (read
+    at any time since the start: nothing else of a started table changes) gets it back with
+    only the seats, status and version returned (no decoding of the rest). Only the
+    database changes: the caller extends its own game with the step."""
+    now = utcnow()
     try:
-        with db.session() as session, session.begin():
-            session.add(
-                StepRow(
-                    table_id=table_id,
-                    seq=step.seq,
-                    action=step.action,
-                    actor=step.actor,
-                    seat=step.seat,
-                    rng_counter=step.rng_counter,
-                    created_at=utcnow(),
-                )
+        with db.writing() as connection:
+            connection.execute(
+                _INSERT_STEP,
+                {
+                    "table_id": table_id,
+                    "seq": step.seq,
+                    "action": step.action,
+                    "actor": step.actor,
+                    "seat": step.seat,
+                    "rng_counter": step.rng_counter,
+                    "created_at": now,
+                },
             )
-            session.flush()
-            row = session.get(TableRow, table_id)
+            returning = _RETURNING[finishes, table is None]
+            row = connection.execute(returning, {"p_table": table_id, "p_now": now}).one_or_none()
             if row is None:
                 raise NotFoundError(f"no table {table_id!r}")
-            row.updated_at = utcnow()
-            if finishes:
-                row.status = FINISHED
-            return TableData.of(row)
     except IntegrityError as error:
         raise StaleVersionError(
             f"step {step.seq} of table {table_id} was stored by another writer"
         ) from error
+    if table is None:
+        return TableData.of(row)
+    seats = tuple(Seat.from_row(seat) for seat in row.seats)
+    return replace(table, seats=seats, status=row.status, updated_at=now, version=row.version)
 
 
 def running_ids(db: Database) -> list[str]:
     """Every running table's id (a cheap query for the lease sweeper)."""
-    with db.session() as session:
-        return list(session.scalars(select(TableRow.id).where(TableRow.status == RUNNING)))
+    with db.reading() as connection:
+        return list(connection.scalars(select(TABLES.c.id).where(TABLES.c.status == RUNNING)))
 
 
 def stored_versions(db: Database, table_ids: Sequence[str]) -> dict[str, int]:
-    """How many steps each of ``table_ids`` has stored (tables without steps are left out)."""
+    """How many steps each of ``table_ids`` has stored, read from the tables' version column
+    (one number per table, whatever the length of its log); a table that does not exist is
+    left out."""
     if not table_ids:
         return {}
-    with db.session() as session:
-        rows = session.execute(
-            select(StepRow.table_id, func.count())
-            .where(StepRow.table_id.in_(list(table_ids)))
-            .group_by(StepRow.table_id)
+    with db.reading() as connection:
+        rows = connection.execute(
+            select(TABLES.c.id, TABLES.c.version).where(TABLES.c.id.in_(list(table_ids)))
         )
-        return {table_id: int(count) for table_id, count in rows}
+        return {table_id: int(version) for table_id, version in rows}
 
 
 def count_by_status(db: Database) -> dict[str, int]:
     """How many tables are open, running and finished (for the metrics)."""
-    with db.session() as session:
-        rows = session.execute(select(TableRow.status, func.count()).group_by(TableRow.status))
+    with db.reading() as connection:
+        rows = connection.execute(select(TABLES.c.status, func.count()).group_by(TABLES.c.status))
         counts = dict.fromkeys((OPEN, RUNNING, FINISHED), 0)
         counts.update({str(status): int(count) for status, count in rows})
         return counts
 
 
 def stored_version(db: Database, table_id: str) -> int:
-    with db.session() as session:
-        count = session.scalar(select(func.count()).where(StepRow.table_id == table_id))
-        return int(count or 0)
+    """How many steps the table has stored (0 for a table that does not exist)."""
+    with db.reading() as connection:
+        version = connection.scalar(select(TABLES.c.version).where(TABLES.c.id == table_id))
+        return int(version or 0)
 
 
 # --- a finished game ----------------------------------------------------------------------

@@ -1,0 +1,145 @@
+"""The step log's hot path on SQLite and PostgreSQL: a step is one insert and one update in
+one transaction, nothing read back; the tables' version column counts the stored steps (the
+sweep reads it, not the log), tables stored before it are counted by the migration, and a
+second writer on one version still changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event, func, select
+
+from marsdice.storage import db as db_module
+from marsdice.storage import tables
+from marsdice.storage.db import Database
+from marsdice.storage.models import StepRow
+from marsdice.storage.tables import SeatSpec, StaleVersionError, StoredStep
+
+HUMAN = SeatSpec("human")
+
+
+def running(db: Database) -> str:
+    table = tables.create_table(db, "martian", {}, [HUMAN, HUMAN])
+    for seat in range(2):
+        tables.join(db, table.id, seat, f"P{seat}")
+    return table.id
+
+
+def step(seq: int) -> StoredStep:
+    return StoredStep(seq, "R:HHTTRRRRRRRRR", "human", seq % 2, 10 + seq)
+
+
+@contextmanager
+def statements(db: Database) -> Iterator[list[str]]:
+    """The SQL statements sent through the engine meanwhile (verbs and tables, in order)."""
+    sent: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        sent.append(" ".join(statement.split()))
+
+    event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(db.engine, "before_cursor_execute", record)
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["returned", "held"])
+def test_a_step_is_one_insert_and_one_update_and_nothing_read_back(
+    db: Database, held: bool
+) -> None:
+    table_id = running(db)
+    table = tables.get_table(db, table_id) if held else None
+    with statements(db) as sent:
+        after = tables.append_step(db, table_id, step(0), finishes=False, table=table)
+    assert [s.split()[0] for s in sent] == ["INSERT", "UPDATE"], sent
+    assert sent[0].startswith("INSERT INTO md_steps") and sent[1].startswith("UPDATE md_tables")
+    assert after == tables.get_table(db, table_id)
+    assert after.version == 1
+
+
+def test_the_version_counts_the_stored_steps_and_a_stale_writer_changes_nothing(
+    db: Database,
+) -> None:
+    table_id, other = running(db), running(db)
+    for seq in range(5):
+        tables.append_step(db, table_id, step(seq), finishes=False)
+    before = tables.get_table(db, table_id)
+    assert before.version == 5 == tables.stored_version(db, table_id)
+    with pytest.raises(StaleVersionError, match="step 3 of table"):
+        tables.append_step(db, table_id, step(3), finishes=True, table=before)
+    assert tables.get_table(db, table_id) == before  # not finished, not touched, no count
+    assert tables.read_log(db, table_id)[1] == [step(seq) for seq in range(5)]
+    assert tables.stored_versions(db, [table_id, other, "nosuchtable"]) == {
+        table_id: 5,
+        other: 0,
+    }
+    assert tables.stored_version(db, "nosuchtable") == 0
+
+
+def test_the_table_given_back_is_the_row_as_stored_even_after_another_writer(
+    db: Database,
+) -> None:
+    """A caller's table read before another process marked a seat away: the seats come back
+    with the step, as the row has them."""
+    table_id = running(db)
+    held = tables.get_table(db, table_id)
+    tables.set_away(db, table_id, 1, True)  # another process
+    after = tables.append_step(db, table_id, step(0), finishes=False, table=held)
+    assert after.seats[1].away and after == tables.get_table(db, table_id)
+    last = tables.append_step(db, table_id, step(1), finishes=True, table=after)
+    assert last.status == tables.FINISHED and last == tables.get_table(db, table_id)
+    assert last.updated_at >= after.updated_at >= held.updated_at
+
+
+def test_the_sweep_reads_one_number_per_table_not_the_log(db: Database) -> None:
+    ids = [running(db) for _ in range(3)]
+    for seq in range(4):
+        tables.append_step(db, ids[0], step(seq), finishes=False)
+    with statements(db) as sent:
+        assert tables.stored_versions(db, ids) == {ids[0]: 4, ids[1]: 0, ids[2]: 0}
+    assert len(sent) == 1 and "md_steps" not in sent[0] and "count" not in sent[0].lower()
+
+
+def migrations() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(db_module._MIGRATIONS))
+    return config
+
+
+def test_revision_0003_counts_the_steps_of_the_tables_already_stored(db: Database) -> None:
+    config = migrations()
+    counted, empty = running(db), running(db)
+    with db.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0002")
+    old_steps = sa.table(
+        "md_steps",
+        *(sa.column(name) for name in ("table_id", "seq", "action", "actor", "seat")),
+        sa.column("rng_counter"),
+        sa.column("created_at", sa.DateTime(timezone=True)),
+    )
+    now = datetime.now(UTC)
+    with db.engine.begin() as connection:
+        columns = [column["name"] for column in sa.inspect(connection).get_columns("md_tables")]
+        assert "version" not in columns
+        rows = [dict(asdict(step(seq)), table_id=counted, created_at=now) for seq in range(7)]
+        connection.execute(old_steps.insert(), rows)
+    db.migrate()
+    assert tables.get_table(db, counted).version == 7
+    assert tables.get_table(db, empty).version == 0
+    after = tables.append_step(db, counted, step(7), finishes=False)
+    assert after.version == 8
+    with db.engine.connect() as connection:
+        count = connection.scalar(
+            select(func.count()).select_from(StepRow).where(StepRow.table_id == counted)
+        )
+    assert count == 8
