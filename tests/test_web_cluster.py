@@ -16,6 +16,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -29,7 +30,7 @@ from marsdice.core.record import GameRecord
 from marsdice.fair import verify_record
 from marsdice.storage import tables
 from marsdice.storage.db import Database
-from marsdice.web.cluster import NewsKind, RedisCluster
+from marsdice.web.cluster import CATCH_UP_SWEEPS, NewsKind, RedisCluster
 from marsdice.web.live import load_live
 from serverproc import Server, free_port
 
@@ -523,3 +524,179 @@ def test_one_process_does_a_tables_server_side_work(
             watcher.close()
         counts = sorted(steps_by(server) for server in cluster.servers)
         assert counts == [0, final], "every roll and bot move by the lease holder alone"
+
+
+# -- presence and lease renewal, one process object per "process", on a real Redis ----------
+
+
+class Quiet:
+    """A hub that hears nothing of interest (the presence tests have no tables)."""
+
+    async def on_news(self, table_id: str, kind: NewsKind, seat: int | None) -> None:
+        pass
+
+    def on_lease_lost(self, table_id: str) -> None:
+        pass
+
+    async def on_sweep(self) -> None:
+        pass
+
+
+async def _no_tables() -> list[str]:
+    return []
+
+
+async def started(url: str, namespace: str, lease: float = 0.6) -> RedisCluster:
+    cluster = RedisCluster(url, lease_seconds=lease, running=_no_tables)
+    cluster.use_namespace(namespace)
+    await cluster.start(Quiet(), lambda _table_id: set())
+    return cluster
+
+
+async def died(cluster: RedisCluster) -> None:
+    """Stop a process's tasks without its goodbye, as SIGKILL would."""
+    for task in cluster._tasks:
+        task.cancel()
+    await asyncio.gather(*cluster._tasks, return_exceptions=True)
+    await cluster.redis.aclose()
+
+
+def test_presence_is_seen_from_every_process_and_ends_with_its_process(redis_url: str) -> None:
+    namespace = f"test-{random.getrandbits(48):x}"
+
+    async def scenario() -> None:
+        # a beats every 20 s: what it reads of b is b's own heartbeats, or their absence
+        a, b = await started(redis_url, namespace, 60), await started(redis_url, namespace)
+        try:
+            await a.seat_here("t1", 0, True)
+            await b.seat_here("t1", 1, True)
+            await b.seat_here("t2", 0, True)
+            assert await a.present_seats("t1") == {0, 1}
+            assert await b.present_seats("t2") == {0}
+            await a.seat_here("t1", 0, False)
+            assert await b.present_seats("t1") == {1}
+            await asyncio.sleep(1.0)  # past a lease: heartbeats keep both alive
+            assert await a.present_seats("t1") == {1}
+            await died(b)
+            await asyncio.sleep(1.0)  # b's entry expired: its seats are absent at once
+            assert await a.present_seats("t1") == set()
+            assert await a.present_seats("t2") == set()
+            assert await a.redis.scard(a._presence_key("t2")) == 1
+            await a._beat()  # and the next heartbeat of any process clears them
+            assert not await a.redis.exists(b._index_key(b.process_id))
+            assert await a.redis.scard(a._presence_key("t2")) == 0
+        finally:
+            await a.close()
+
+    asyncio.run(scenario())
+
+
+def test_presence_lost_by_redis_is_said_again_at_the_next_heartbeat(redis_url: str) -> None:
+    namespace = f"test-{random.getrandbits(48):x}"
+
+    async def scenario() -> None:
+        a, b = await started(redis_url, namespace), await started(redis_url, namespace)
+        try:
+            await a.seat_here("t1", 1, True)
+            # what a Redis restarted empty has: none of the namespace's keys
+            await a.redis.delete(a._alive_key, a._presence_key("t1"), a._index_key(a.process_id))
+            assert await b.present_seats("t1") == set()
+            await asyncio.sleep(0.5)  # a heartbeat (a third of the lease) later
+            assert await b.present_seats("t1") == {1}
+        finally:
+            await a.close()
+            await b.close()
+        from redis.asyncio import Redis
+
+        probe = Redis.from_url(redis_url)
+        try:  # a graceful stop leaves nothing behind
+            keys = (a._presence_key("t1"), a._index_key(a.process_id), b._index_key(b.process_id))
+            assert not await probe.exists(*keys)
+            assert await probe.zscore(a._alive_key, a.process_id) is None
+        finally:
+            await probe.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_heartbeat_and_lease_renewal_cost_the_same_whatever_the_seats() -> None:
+    redis = PrivateRedis()
+    try:
+
+        async def scenario() -> None:
+            cluster = await started(redis.url, "cost", lease=60)
+            try:
+
+                async def calls() -> Counter[str]:
+                    stats = await cluster.redis.info("commandstats")
+                    return Counter({name: int(stat["calls"]) for name, stat in stats.items()})
+
+                async def commands(action: Any) -> int:
+                    """Commands the client sent (those a script runs inside Redis are not
+                    round trips: a renewal still reads and extends every lease)."""
+                    before = await calls()
+                    await action()
+                    sent = await calls() - before
+                    sent -= Counter({"cmdstat_get": sent["cmdstat_get"],
+                                     "cmdstat_pexpire": sent["cmdstat_pexpire"]})  # fmt: skip
+                    return sent.total()
+
+                await cluster.seat_here("t0", 0, True)
+                beat_one = await commands(cluster._beat)
+                for number in range(1, 300):
+                    await cluster.seat_here(f"t{number}", number % 2, True)
+                assert await commands(cluster._beat) == beat_one
+                assert await cluster.acquire("t0")
+                renew_one = await commands(lambda: cluster._renew_all(["t0"]))
+                held = [f"t{number}" for number in range(1200)]
+                for table_id in held[1:]:
+                    assert await cluster.acquire(table_id)
+                assert await cluster._renew_all(held) == [1] * len(held)
+                assert await commands(lambda: cluster._renew_all(held)) <= renew_one + 2
+                await cluster.redis.delete(cluster._lease_key("t5"))
+                assert (await cluster._renew_all(held))[5] == 0  # a lost lease is told apart
+            finally:
+                await cluster.close()
+
+        asyncio.run(scenario())
+    finally:
+        redis.stop()
+
+
+def test_the_sweep_catches_up_every_time_only_while_the_news_channel_is_down(
+    redis_url: str,
+) -> None:
+    class Counted(Quiet):
+        catch_ups = 0
+
+        async def on_sweep(self) -> None:
+            self.catch_ups += 1
+
+    async def scenario() -> list[tuple[int, int]]:
+        cluster = RedisCluster(redis_url, sweep_seconds=0.02, running=_no_tables)
+        cluster.use_namespace(f"test-{random.getrandbits(48):x}")
+        hub, sweeps = Counted(), [0]
+
+        async def take_over() -> None:  # runs at every sweep
+            sweeps[0] += 1
+
+        cluster._take_over = take_over  # type: ignore[method-assign]
+        await cluster.start(hub, lambda _table_id: set())
+        counts = []
+        try:
+            while not cluster._news_healthy:
+                await asyncio.sleep(0.01)
+            for healthy in (True, False):
+                cluster._news_healthy = healthy  # False: as after a lost channel
+                await asyncio.sleep(0.1)
+                hub.catch_ups, sweeps[0] = 0, 0
+                while sweeps[0] < 40:
+                    await asyncio.sleep(0.02)
+                counts.append((hub.catch_ups, sweeps[0]))
+        finally:
+            await cluster.close()
+        return counts
+
+    (up, up_sweeps), (down, down_sweeps) = asyncio.run(scenario())
+    assert up_sweeps // CATCH_UP_SWEEPS - 1 <= up <= up_sweeps // CATCH_UP_SWEEPS + 1
+    assert down >= down_sweeps - 1

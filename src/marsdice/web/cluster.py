@@ -10,7 +10,12 @@ The database orders the steps; what a process cannot see in it is pushed through
   process's sweeper takes the table over; the ``(table, seq)`` constraint makes sure that a
   step is never stored twice even if two processes briefly both think they hold it.
 - **presence**: which seats have a connection in some process, so that the lease holder
-  knows when a person is away.
+  knows when a person is away. Each table has a set of ``seat|process`` members, changed
+  only when a seat's first connection arrives in a process or its last one leaves; each
+  process proves it is alive with one entry in a sorted set scored by its expiry, renewed
+  by one command per heartbeat whatever the number of seats. A seat counts as present
+  while some live process has it; the seats of a process that died count as absent once
+  its entry expires (and the next heartbeat of any process clears them).
 
 :class:`LocalCluster` is the one-process case (no Redis): every lease is its own, presence is
 its own connections, and there is no news to send.
@@ -123,6 +128,59 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+# every lease of KEYS held by ARGV[1] renewed for ARGV[2] ms, in one command: 1 or 0 each
+_RENEW_ALL: Final = """
+local renewed = {}
+for i, key in ipairs(KEYS) do
+  renewed[i] = 0
+  if redis.call('get', key) == ARGV[1] then
+    renewed[i] = redis.call('pexpire', key, ARGV[2])
+  end
+end
+return renewed
+"""
+# the heartbeat: this process (ARGV[1]) alive until ARGV[2]; answers whether its entry was
+# missing (Redis restarted empty, or it was cleared as dead: say its seats again) and a few
+# processes whose entry expired before ARGV[3] (to clear)
+_HEARTBEAT: Final = """
+local added = redis.call('zadd', KEYS[1], ARGV[2], ARGV[1])
+local dead = redis.call('zrangebyscore', KEYS[1], '-inf', '(' .. ARGV[3], 'LIMIT', 0, 8)
+return {added, dead}
+"""
+# clear the seats of process ARGV[1] (its index KEYS[2] of 'seat|table' entries) from the
+# tables' sets (ARGV[3] .. table), unless it came back to life (alive past ARGV[2])
+_CLEAR: Final = """
+local expiry = redis.call('zscore', KEYS[1], ARGV[1])
+if expiry and tonumber(expiry) >= tonumber(ARGV[2]) then
+  return 0
+end
+for _, entry in ipairs(redis.call('smembers', KEYS[2])) do
+  local sep = string.find(entry, '|', 1, true)
+  local seat, table_id = string.sub(entry, 1, sep - 1), string.sub(entry, sep + 1)
+  redis.call('srem', ARGV[3] .. table_id, seat .. '|' .. ARGV[1])
+end
+redis.call('del', KEYS[2])
+redis.call('zrem', KEYS[1], ARGV[1])
+return 1
+"""
+# the seats of a table (KEYS[1], 'seat|process' members) whose process is alive (its score
+# in KEYS[2] past ARGV[1])
+_PRESENT: Final = """
+local seats = {}
+for _, member in ipairs(redis.call('smembers', KEYS[1])) do
+  local sep = string.find(member, '|', 1, true)
+  local expiry = redis.call('zscore', KEYS[2], string.sub(member, sep + 1))
+  if expiry and tonumber(expiry) > tonumber(ARGV[1]) then
+    seats[#seats + 1] = string.sub(member, 1, sep - 1)
+  end
+end
+return seats
+"""
+#: with the news channel up, the sweep compares the served tables' versions with the
+#: database once in this many sweeps (every sweep while it is down)
+CATCH_UP_SWEEPS: Final = 5
+#: leases renewed by one command at most (a long command holds Redis up)
+_RENEW_BATCH: Final = 500
 
 
 class RedisCluster(Cluster):
@@ -149,6 +207,7 @@ class RedisCluster(Cluster):
         self._tasks: list[asyncio.Task[None]] = []
         self._redis: Redis | None = None
         self._sweep_now = asyncio.Event()
+        self._news_healthy = False  # subscribed to the news channel
 
     def use_namespace(self, namespace: str) -> None:
         """Key the shared names by the database (:meth:`Database.namespace`), so that two
@@ -167,6 +226,7 @@ class RedisCluster(Cluster):
         await super().start(events, present)
         self._redis = Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=5)
         await self.redis.ping()
+        await self._beat()  # alive before the first seat is said
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._listen(), name="cluster-listen"),
@@ -178,20 +238,16 @@ class RedisCluster(Cluster):
     async def close(self) -> None:
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self._tasks:  # bounded: a task that swallows its cancel must not hold the stop up
+            await asyncio.wait(self._tasks, timeout=2)
         self._tasks = []
         if self._redis is None:
             return
         with contextlib.suppress(Exception):  # hand the leases over at once
             for table_id in list(self._held):
                 await self.release(table_id)
-            if self._here:
-                pipe = self.redis.pipeline()
-                for table_id, seat in self._here:
-                    pipe.zrem(self._presence_key(table_id), f"{seat}|{self.process_id}")
-                await pipe.execute()
+            await self.redis.zrem(self._alive_key, self.process_id)
+            await self._clear(self.process_id)
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
@@ -214,6 +270,7 @@ class RedisCluster(Cluster):
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)
+                self._news_healthy = True
                 pause = 0.1
                 self._sweep_now.set()  # news may have been missed before this subscription
                 async for message in pubsub.listen():
@@ -221,6 +278,7 @@ class RedisCluster(Cluster):
             except asyncio.CancelledError:
                 raise
             except Exception as error:
+                self._news_healthy = False
                 log.warning(
                     "Redis news channel lost (%s); reconnecting",
                     type(error).__name__,
@@ -299,10 +357,7 @@ class RedisCluster(Cluster):
             if not held:
                 continue
             try:
-                pipe = self.redis.pipeline(transaction=False)
-                for table_id in held:
-                    pipe.eval(_RENEW, 1, self._lease_key(table_id), self.process_id, self.lease_ms)
-                results = await pipe.execute()
+                results = await self._renew_all(held)
             except Exception as error:
                 log.warning("could not renew leases (%s)", type(error).__name__)
                 continue
@@ -317,14 +372,32 @@ class RedisCluster(Cluster):
                     if self._events is not None:
                         self._events.on_lease_lost(table_id)
 
+    async def _renew_all(self, held: list[str]) -> list[int]:
+        """Renew ``held`` in one command per :data:`_RENEW_BATCH` leases (one round trip):
+        1 for each lease still ours, 0 for one lost."""
+        pipe = self.redis.pipeline(transaction=False)
+        for start in range(0, len(held), _RENEW_BATCH):
+            keys = [self._lease_key(table_id) for table_id in held[start : start + _RENEW_BATCH]]
+            pipe.eval(_RENEW_ALL, len(keys), *keys, self.process_id, self.lease_ms)
+        return [int(renewed) for batch in await pipe.execute() for renewed in batch]
+
     async def _sweep(self) -> None:
         """Take over running tables whose lease nobody holds (its holder died or handed it
         over), and let the hub re-read the tables it serves."""
+        since_catch_up = 0
         while True:
+            woken = False
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._sweep_now.wait(), self.sweep_seconds)
+                woken = await asyncio.wait_for(self._sweep_now.wait(), self.sweep_seconds)
             self._sweep_now.clear()
-            for step in (self._take_over, self._events.on_sweep if self._events else None):
+            since_catch_up += 1
+            # the catch-up is the net under the news: every sweep while the channel is down
+            # or just back, else every CATCH_UP_SWEEPS (a subscribed channel misses nothing)
+            catch_up = woken or not self._news_healthy or since_catch_up >= CATCH_UP_SWEEPS
+            if catch_up:
+                since_catch_up = 0
+            hub = self._events.on_sweep if self._events is not None and catch_up else None
+            for step in (self._take_over, hub):
                 if step is None:
                     continue
                 try:
@@ -355,52 +428,81 @@ class RedisCluster(Cluster):
     # -- presence --
 
     def _presence_key(self, table_id: str) -> str:
-        return f"{self.prefix}:here:{table_id}"
+        """The table's set of ``seat|process`` members."""
+        return f"{self.prefix}:present:{table_id}"
+
+    @property
+    def _alive_key(self) -> str:
+        """The processes alive, scored by when they stop counting as such."""
+        return f"{self.prefix}:alive"
+
+    def _index_key(self, process_id: str) -> str:
+        """The ``seat|table`` entries a process has said, to clear them when it dies."""
+        return f"{self.prefix}:seats:{process_id}"
 
     async def present_seats(self, table_id: str) -> set[int] | None:
         seats = set(self._present(table_id))
         try:
             now = int(time.time() * 1000)
-            members = await self.redis.zrangebyscore(self._presence_key(table_id), now, "+inf")
+            found = await self.redis.eval(
+                _PRESENT, 2, self._presence_key(table_id), self._alive_key, now
+            )
         except Exception as error:
             log.warning("presence check failed (%s)", type(error).__name__)
             return None
-        for member in members:
-            text = member.decode() if isinstance(member, bytes) else str(member)
-            seat, _, _process = text.partition("|")
-            seats.add(int(seat))
+        seats.update(int(seat) for seat in found)
         return seats
 
     async def seat_here(self, table_id: str, seat: int, here: bool) -> None:
-        key, member = self._presence_key(table_id), f"{seat}|{self.process_id}"
         try:
             if here:
                 self._here.add((table_id, seat))
-                await self.redis.zadd(key, {member: self._expiry()})
+                await self._say([(table_id, seat)])
             else:
                 self._here.discard((table_id, seat))
-                await self.redis.zrem(key, member)
+                pipe = self.redis.pipeline(transaction=False)
+                pipe.srem(self._presence_key(table_id), f"{seat}|{self.process_id}")
+                pipe.srem(self._index_key(self.process_id), f"{seat}|{table_id}")
+                await pipe.execute()
                 await self.publish(table_id, "left", seat)
         except Exception as error:
             log.warning("presence update failed (%s)", type(error).__name__)
 
-    def _expiry(self) -> int:
-        return int(time.time() * 1000) + self.lease_ms
+    async def _say(self, seats: list[tuple[str, int]]) -> None:
+        """Add ``seats`` to their tables' sets and to this process's index."""
+        pipe = self.redis.pipeline(transaction=False)
+        for table_id, seat in seats:
+            pipe.sadd(self._presence_key(table_id), f"{seat}|{self.process_id}")
+        pipe.sadd(self._index_key(self.process_id), *(f"{s}|{t}" for t, s in seats))
+        await pipe.execute()
+
+    async def _beat(self) -> None:
+        """Say this process is alive for a lease period (one command); if Redis had lost its
+        entry, say its seats again; clear the seats of processes found dead."""
+        now = int(time.time() * 1000)
+        added, dead = await self.redis.eval(
+            _HEARTBEAT, 1, self._alive_key, self.process_id, now + self.lease_ms, now
+        )
+        if added and self._here:
+            await self._say(sorted(self._here))
+        for process in dead:
+            await self._clear(process.decode() if isinstance(process, bytes) else str(process))
+
+    async def _clear(self, process_id: str) -> None:
+        now = int(time.time() * 1000)
+        cleared = await self.redis.eval(
+            _CLEAR, 2, self._alive_key, self._index_key(process_id), process_id, now,
+            f"{self.prefix}:present:",
+        )  # fmt: skip
+        if cleared and process_id != self.process_id:
+            log.info("presence of process %s cleared: it stopped answering", process_id)
 
     async def _heartbeat(self) -> None:
-        """Keep this process's presence entries alive (they expire if it dies)."""
+        """Keep this process counted alive, three times per lease period."""
         while True:
             await asyncio.sleep(self.lease_ms / 3000)
-            if not self._here:
-                continue
             try:
-                pipe = self.redis.pipeline(transaction=False)
-                for table_id, seat in list(self._here):
-                    key = self._presence_key(table_id)
-                    pipe.zadd(key, {f"{seat}|{self.process_id}": self._expiry()})
-                    pipe.zremrangebyscore(key, "-inf", int(time.time() * 1000))
-                    pipe.pexpire(key, self.lease_ms * 4)
-                await pipe.execute()
+                await self._beat()
             except Exception as error:
                 log.warning("presence heartbeat failed (%s)", type(error).__name__)
 
