@@ -40,7 +40,8 @@ typecheck: $(STAMP)
 # MARSDICE_TEST_DATABASE_URL, see .ci/run)
 # The browser tests run on their own: Playwright's driver shares the process's stderr, and a
 # failure there must not disturb pytest's output capture for the other tests.
-BROWSER_TESTS := tests/test_browser_martian.py tests/test_browser_attacks.py tests/test_browser_declared.py
+BROWSER_TESTS := tests/test_browser_martian.py tests/test_browser_attacks.py tests/test_browser_declared.py \
+	tests/test_browser_protocol.py
 
 pytest: $(STAMP)
 	$(BIN)/pytest -n 2 -rs $(addprefix --ignore=,$(BROWSER_TESTS))

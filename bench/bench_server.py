@@ -108,6 +108,7 @@ class Plan:
     spread: str
     deflate: bool
     think: float  # mean seconds a client waits before each action (0: at once)
+    protocol: int = 2  # the play protocol the clients speak (docs/protocol.md)
 
 
 @dataclass(slots=True)
@@ -120,6 +121,12 @@ class Tally:
     games_cut: int = 0  # under way at the deadline: not finished, not an error
     errors: Counter[str] = field(default_factory=Counter)
     cpu: float = 0.0  # seconds of CPU of the client process(es)
+    # by window of versions (BYTE_WINDOWS): bytes received off the wire (WebSocket frames,
+    # compressed), bytes of message text, versions a connection reached, actions sent
+    wire: Counter[str] = field(default_factory=Counter)
+    text: Counter[str] = field(default_factory=Counter)
+    steps: Counter[str] = field(default_factory=Counter)
+    acts: Counter[str] = field(default_factory=Counter)
 
     def merge(self, other: Tally) -> None:
         self.latencies.extend(other.latencies)
@@ -128,6 +135,32 @@ class Tally:
         self.games_cut += other.games_cut
         self.errors.update(other.errors)
         self.cpu += other.cpu
+        for mine, theirs in (
+            (self.wire, other.wire),
+            (self.text, other.text),
+            (self.steps, other.steps),
+            (self.acts, other.acts),
+        ):
+            mine.update(theirs)
+
+
+#: the versions whose messages are weighed, by name: "step 10" is steps 1-20, "step 100" 91-110
+#: (each connection's first message, hello's answer, is not weighed)
+BYTE_WINDOWS: Final = {"10": range(1, 21), "100": range(91, 111)}
+
+
+def _window(version: int) -> str | None:
+    return next((name for name, span in BYTE_WINDOWS.items() if version in span), None)
+
+
+class _CountingConnection(ClientConnection):
+    """A client connection that counts the bytes it receives off the wire."""
+
+    received = 0
+
+    def data_received(self, data: bytes) -> None:
+        self.received += len(data)
+        super().data_received(data)
 
 
 def _process_cpu() -> float:
@@ -243,21 +276,33 @@ class Clients:
         compression = "deflate" if self.plan.deflate else None
         try:
             async with connect(
-                ws_url, compression=compression, max_size=2**22, close_timeout=2
+                ws_url,
+                compression=compression,
+                max_size=2**22,
+                close_timeout=2,
+                create_connection=_CountingConnection,
             ) as ws:
-                await ws.send(json.dumps({"type": "hello", "token": token}))
+                hello: dict[str, Any] = {"type": "hello", "token": token}
+                if self.plan.protocol != 1:
+                    hello["protocol"] = self.plan.protocol
+                await ws.send(json.dumps(hello))
+                assert isinstance(ws, _CountingConnection)
                 await self._play(ws, rng)
         except (OSError, WebSocketException, TimeoutError) as error:
             raise _Abandon(f"ws_{type(error).__name__}") from None
         finished[seat] = True
 
-    async def _play(self, ws: ClientConnection, rng: random.Random) -> None:
+    async def _play(self, ws: _CountingConnection, rng: random.Random) -> None:
         latencies = self.tally.latencies
         errors = self.tally.errors
+        tally = self.tally
         acted = -1  # the version this seat last acted on
         sent: float | None = None  # when that action went out (None: answered)
         retry: dict[str, Any] | None = None  # the state last acted on
         retries = 0
+        wire = 0  # bytes off the wire so far
+        reached = 0  # the newest version seen
+        whole: dict[str, Any] | None = None  # protocol 2: the state its messages make
         while True:
             wait = self.plan.stall
             if self.plan.deadline is not None:
@@ -270,6 +315,21 @@ class Clients:
             if self._past():
                 raise _Cut
             message = json.loads(raw)
+            at = message.get("version")
+            window = _window(at) if isinstance(at, int) and wire else None
+            if window is not None:  # (not hello's answer: the whole table, once)
+                tally.wire[window] += ws.received - wire
+                tally.text[window] += len(raw)
+                if at > reached:
+                    tally.steps[window] += 1
+            wire = ws.received
+            if isinstance(at, int):
+                reached = max(reached, at)
+            if message["type"] in ("state", "step", "table", "advice"):
+                made = await self._whole(ws, whole, message)
+                if made is None:
+                    continue
+                message = whole = made
             if message["type"] == "error":
                 errors[str(message["code"])] += 1
                 sent = None
@@ -302,7 +362,42 @@ class Clients:
                 retry, retries = message, 0
             acted = version
             sent = time.perf_counter()
+            if (window := _window(version + 1)) is not None:
+                tally.acts[window] += 1
             await ws.send(json.dumps({"type": "action", "version": version, "action": action}))
+
+    async def _whole(
+        self, ws: ClientConnection, whole: dict[str, Any] | None, message: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """Protocol 2: the state after ``message`` (a whole ``state`` as it is; a ``step``
+        patches the view; ``table`` replaces the table); None when it brings nothing new (a
+        gap: a ``sync`` is asked for, and the answer fits)."""
+        if message["type"] == "state":
+            return message
+        if whole is None or whole["view"] is None:
+            return None
+        version = message["version"]
+        if message["type"] == "advice" or version < whole["version"]:
+            return None
+        if message["type"] == "table":
+            return {**whole, "table": message["table"]} if version == whole["version"] else None
+        if version == whole["version"]:
+            return None
+        if version > whole["version"] + 1:
+            self.tally.errors["gap_synced"] += 1
+            await ws.send(json.dumps({"type": "sync", "version": whole["version"]}))
+            return None
+        from marsdice.web.patch import apply  # (protocol 2 only: not in older trees)
+
+        view = apply(whole["view"], message["patch"])
+        view["events"] = message["events"]
+        return {
+            **whole,
+            "version": version,
+            "view": view,
+            "your_turn": message["your_turn"],
+            "table": message.get("table") or whole["table"],
+        }
 
 
 def play(plan: Plan) -> Tally:
@@ -394,7 +489,10 @@ class Server:
         return shown[-1] if shown else f"exit code {self.process.returncode}"
 
     def cpu(self) -> float:
-        return _proc_cpu(self.process.pid) or 0.0
+        """The server's CPU with its living descendants' (the solve pool's worker
+        processes) and those that ended."""
+        total = _proc_cpu(self.process.pid, children=True) or 0.0
+        return total + sum(_proc_cpu(pid) or 0.0 for pid in _descendants(self.process.pid))
 
     def stop(self) -> None:
         """Graceful stop (SIGINT, as Ctrl-C), SIGKILL after 10 s."""
@@ -422,6 +520,40 @@ def servers(
     finally:
         for server in started:
             server.stop()
+
+
+FLOOR: Final = Path(__file__).resolve().with_name("floor_server.py")
+#: server CPU per action at most this many times the floor's (issue 18's targets)
+FLOOR_TARGETS: Final = {"sqlite": 3.0, "postgresql": 5.0}
+
+
+class FloorServer(Server):
+    """``bench/floor_server.py``: the least work an action needs, measured in the same run
+    (same database kind, same tables and clients) as the reference for the server's CPU."""
+
+    def __init__(self, database_url: str, folder: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = folder / f"floor-{self.port}.log"
+        with self.log_path.open("w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, str(FLOOR), "--port", str(self.port),
+                 "--database-url", database_url],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )  # fmt: skip
+
+
+@contextlib.contextmanager
+def floor_server(kind: str, folder: Path) -> Iterator[FloorServer]:
+    """The floor on a fresh database of ``kind``, always stopped."""
+    with database(kind, folder) as url:
+        floor = FloorServer(url, folder)
+        try:
+            floor.wait_ready()
+            yield floor
+        finally:
+            floor.stop()
 
 
 def postgres_base_url() -> str:
@@ -518,6 +650,27 @@ def _proc_cpu(pid: int, *, children: bool = False) -> float | None:
     return sum(ticks if children else ticks[:2]) / _TICK
 
 
+def _descendants(root: int) -> list[int]:
+    """The living processes below ``root`` (from each process's parent in /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(parent, []).append(int(entry.name))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 def _postgres_cpu() -> float | None:
     """CPU seconds of every ``postgres`` process on this machine (other users' included),
     with the backends that ended since they started (counted in their parent's)."""
@@ -586,6 +739,7 @@ def measure(
         spread=args.spread,
         deflate=not args.no_deflate,
         think=args.think,
+        protocol=args.protocol,
     )
     load = os.getloadavg()[0]
     server_cpu = [server.cpu() for server in server_list]
@@ -626,9 +780,24 @@ def measure(
             "machine_cores": os.cpu_count(),
         },
     }
+    result["protocol"] = args.protocol
+    result["bytes"] = {
+        name: {
+            "wire_per_action": _per(tally.wire[name], tally.acts[name]),
+            "text_per_action": _per(tally.text[name], tally.acts[name]),
+            "wire_per_step": _per(tally.wire[name], tally.steps[name]),
+            "text_per_step": _per(tally.text[name], tally.steps[name]),
+            "actions": tally.acts[name],
+        }
+        for name in BYTE_WINDOWS
+    }
     if database_url is not None:
         result["stored"] = stored(database_url)
     return result
+
+
+def _per(total: int, count: int) -> int | None:
+    return round(total / count) if count else None
 
 
 def _ms(value: float | None) -> str:
@@ -662,7 +831,60 @@ def report(results: Sequence[dict[str, Any]]) -> str:
             f"  {r['database']}: {', '.join(parts)} (of {cpu['machine_cores']} cores; "
             f"load average {r['loadavg_1min_before']} before the run)"
         )
+    lines.extend(_against_floor(results))
+    lines.extend(_bytes(results))
     return "\n".join(lines)
+
+
+def _bytes(results: Sequence[dict[str, Any]]) -> list[str]:
+    """Bytes the clients received per action (all of a table's connections) and per step and
+    connection, around step 10 and step 100, on the wire and as message text."""
+    lines = []
+    for r in results:
+        weighed = r.get("bytes")
+        if not weighed:
+            continue
+        near, far = weighed["10"], weighed["100"]
+        line = (
+            f"{r['database']}: bytes per action (protocol {r['protocol']}) at step 10: "
+            f"{near['wire_per_action']} on the wire, {near['text_per_action']} of text; "
+            f"at step 100: {far['wire_per_action']} on the wire, {far['text_per_action']} of text"
+        )
+        if near["wire_per_action"] and far["wire_per_action"]:
+            line += f" (step 100 / step 10: {far['wire_per_action'] / near['wire_per_action']:.2f})"
+        lines += ["", line, f"  per step and connection: 10 {near['wire_per_step']} wire "
+                  f"{near['text_per_step']} text; 100 {far['wire_per_step']} wire "
+                  f"{far['text_per_step']} text; actions weighed {near['actions']} / "
+                  f"{far['actions']}"]  # fmt: skip
+    return lines
+
+
+def cpu_per_action_ms(result: dict[str, Any]) -> float | None:
+    """Milliseconds of server CPU per action timed (a person's move; the rolls and bots'
+    steps it brings are part of its cost)."""
+    cpu = result["cpu_s"]["servers"]
+    return None if cpu is None or not result["actions"] else 1000 * cpu / result["actions"]
+
+
+def _against_floor(results: Sequence[dict[str, Any]]) -> list[str]:
+    """Each database's server CPU per action and latency next to the floor's."""
+    lines = []
+    for r in results:
+        floor = r.get("floor")
+        ours, base = cpu_per_action_ms(r), floor and cpu_per_action_ms(floor)
+        if floor is None or ours is None or not base:
+            continue
+        lat, floor_lat = r["latency_ms"], floor["latency_ms"]
+        target = FLOOR_TARGETS.get(r["database"])
+        lines += [
+            "",
+            f"{r['database']}: server CPU per action: {ours:.2f} ms (floor {base:.2f} ms, "
+            f"ratio {ours / base:.1f}×{'' if target is None else f'; target ≤ {target:g}×'})",
+            f"{r['database']}: latency p50 {_ms(lat['p50'])} ms, p99 {_ms(lat['p99'])} ms "
+            f"(floor p50 {_ms(floor_lat['p50'])} ms, p99 {_ms(floor_lat['p99'])} ms; "
+            f"{floor['actions']} floor actions, errors {floor['errors'] or 'none'})",
+        ]
+    return lines
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -731,6 +953,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-deflate", action="store_true", help="no WebSocket compression")
     parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="the play protocol the clients speak: 2 (step messages, the default) or 1 "
+        "(a whole state after every step: what a server before protocol 2 speaks)",
+    )
+    parser.add_argument(
+        "--no-floor",
+        action="store_true",
+        help="do not run bench/floor_server.py after each database (the reference for the "
+        "server CPU per action)",
+    )
+    parser.add_argument(
         "--think",
         type=float,
         default=0.0,
@@ -797,6 +1033,12 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         ):
             urls = [server.url for server in started]
             results.append(measure(kind, urls, started, args, url))
+        if not args.no_floor:  # the reference, right after, with the same load
+            with (
+                tempfile.TemporaryDirectory(prefix="marsdice-floor-") as folder,
+                floor_server(kind, Path(folder)) as floor,
+            ):
+                results[-1]["floor"] = measure(kind, [floor.url], [floor], args, None)
     if not results:
         raise BenchError("no database could be used")
     return results

@@ -226,6 +226,57 @@ def test_the_table_client_speaks_typed_messages(server: str) -> None:
     assert isinstance(illegal, ErrorMessage) and illegal.code == "illegal_action"
 
 
+def test_the_table_client_applies_protocol_2_and_heals_a_lost_step(server: str) -> None:
+    """TableClient speaks protocol 2 by default: its states are made from step messages,
+    one of which is lost on the way here (the gap is seen and healed with ``sync``); the
+    game ends in exactly the state a protocol 1 spectator is sent whole."""
+    table = new_table(
+        server, "martian", {"target": 12}, [{"kind": "human"}, {"kind": "bot", "bot": "cautious"}]
+    )
+
+    async def scenario() -> tuple[StateMessage, StateMessage, list[str]]:
+        async with TableClient(server, table) as client:
+            kinds: list[str] = []
+            receive_one = client._receive_one
+
+            async def lossy() -> Any:
+                message = await receive_one()
+                kinds.append(message.type)
+                if message.type == "step" and message.version == 6 and "lost" not in kinds:
+                    kinds.append("lost")
+                    # step 6 never arrives: the next message, or the pong, shows the gap
+                    await client.ping()
+                    return await lossy()
+                return message
+
+            client._receive_one = lossy  # type: ignore[method-assign]
+            joined = await client.join(0, "Cai")
+            message = await client.hello(joined.token)
+            while True:
+                if isinstance(message, StateMessage):
+                    assert message.view is not None
+                    if message.view["current_player"] == -2:
+                        break
+                    if message.your_turn and message.view["legal_actions"]:
+                        await client.act(message.version, message.view["legal_actions"][-1])
+                message = await client.receive()
+        async with TableClient(server, table, protocol=1) as watcher:
+            whole = await watcher.hello(None)
+        return message, whole, kinds
+
+    mine, whole, kinds = asyncio.run(scenario())
+    assert kinds[0] == "state" and "step" in kinds, "protocol 2: steps after the first state"
+    assert kinds.count("lost") == 1 and kinds.count("step") > mine.version - 1
+    assert kinds.count("state") == 1, "the gap was healed with steps, not a whole state"
+    assert mine.version == whole.version and mine.log == whole.log
+    assert mine.actors == whole.actors and mine.your_turn == whole.your_turn
+    assert mine.view is not None and whole.view is not None
+    assert {**mine.view, "viewer": None} == whole.view, "(the end: a seat sees what all see)"
+    assert {k: v for k, v in mine.table.items() if k != "updated_at"} == {
+        k: v for k, v in whole.table.items() if k != "updated_at"
+    }
+
+
 def test_a_bad_table_or_server_is_one_line(server: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["connect", server, "nosuchtable"]) == 2
     err = capsys.readouterr().err

@@ -75,6 +75,10 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         log_format="json",
         redis_url=None,
         lease_seconds=5.0,
+        solve_workers=None,
+        solve_queue=None,
+        solve_per_client=None,
+        max_solve=None,
     )
     assert serve.run(args) == 0
     hub = seen["app"].state.hub

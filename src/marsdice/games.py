@@ -37,6 +37,9 @@ class BotSpec:
     name: str
     description: str
     factory: str
+    #: its decisions may solve tables (seconds to minutes for a big variant): the server
+    #: asks its solve pool for them, never its own threads (``docs/server.md``)
+    solves: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,13 @@ class Registration:
     advice: str
     encoder: str
     plugin: BrowserPlugin
+    #: a bot that never solves: the server plays it, move by move, in place of a seat's
+    #: solving bot when the solve pool cannot decide in time (``docs/server.md``)
+    fast_bot: str
+    #: ``"module:size"``: ``size(variant) -> int``, how big the tables the game's solvers
+    #: build for a variant are (the server's ``--max-solve`` caps it); None: every variant's
+    #: solves are small
+    solve_size: str | None = None
 
 
 def _random_bot() -> BotSpec:
@@ -86,11 +96,13 @@ REGISTERED: Final = (
                 "solver: the highest chance to win (exact for 2 and 3 players, approximate "
                 "for 4+, fewest turns solo)",
                 "marsdice.bots.martian_solver:WinProbabilityBot",
+                solves=True,
             ),
             BotSpec(
                 "expected",
                 "solver: the highest expected score each turn (3.11 points a turn)",
                 "marsdice.bots.martian_solver:ExpectedScoreBot",
+                solves=True,
             ),
             BotSpec(
                 "cautious",
@@ -105,6 +117,8 @@ REGISTERED: Final = (
         advice="marsdice.review.martian:advice_figures",
         encoder="marsdice.martian.encoding:encoder",
         plugin=BrowserPlugin("js/games/martian.js", "martian"),
+        fast_bot="cautious",
+        solve_size="marsdice.bots.martian_solver:solve_size",
     ),
     Registration(
         game="marsdice.attacks.game:GAME",
@@ -113,6 +127,7 @@ REGISTERED: Final = (
                 "planner",
                 "exact turn solver: maximises expected VP, values progress left on cards",
                 "marsdice.bots.attacks_planner:PlannerBot",
+                solves=True,
             ),
             BotSpec(
                 "heuristic",
@@ -127,6 +142,7 @@ REGISTERED: Final = (
         advice="marsdice.review.attacks:advice_figures",
         encoder="marsdice.attacks.encoding:encoder",
         plugin=BrowserPlugin("js/games/attacks.js", "attacks"),
+        fast_bot="heuristic",
     ),
 )
 

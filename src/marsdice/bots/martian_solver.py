@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from marsdice.core.game import GameState
 from marsdice.martian.game import as_state
+from marsdice.martian.rules import Variant
 from marsdice.solve.multi import Combine
-from marsdice.solve.policy import Decision, best_action
+from marsdice.solve.policy import Decision, best_action, exact_three_players
 
 
 class ExpectedScoreBot:
@@ -50,3 +51,20 @@ class WinProbabilityBot:
     def choose(self, state: GameState) -> Decision:
         """The solver's move (TypeError for another game's state)."""
         return best_action(as_state(state), "winprob", self.combine)
+
+
+def solve_size(variant: object) -> int:
+    """How big the tables the win-probability solvers build for a variant are: scoreboard
+    positions (the target to the power of the players the exact tables cover: 1 solo, 2,
+    3 within the exact three-player limit, else the two-player tables the approximation
+    reads) times the dice; the server's ``--max-solve`` caps it (rulebook 2 players:
+    25² x 13 = 8,125; 3 players: 203,125)."""
+    if not isinstance(variant, Variant):
+        raise TypeError(f"not a Martian Dice variant: {variant!r}")
+    if variant.solo:
+        positions = variant.target
+    elif variant.players == 3 and exact_three_players(variant.target, variant.dice):
+        positions = variant.target**3
+    else:
+        positions = variant.target**2
+    return positions * variant.dice

@@ -12,13 +12,14 @@ import faulthandler
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from marsdice.cli.args import int_range, non_negative_float, positive_float
 from marsdice.core.errors import MarsDiceError
 
 if TYPE_CHECKING:
     from marsdice.storage.db import Database
+    from marsdice.web.workers import SolvePool
 
 LOG_LEVELS: Final = ("critical", "error", "warning", "info", "debug")
 #: frames above this are refused by uvicorn itself; the protocol's own limit (4 KiB) answers
@@ -42,6 +43,12 @@ class BadStandIn(MarsDiceError):
 
 class RedisUnavailable(MarsDiceError):
     """The Redis URL is malformed, or Redis does not answer."""
+
+    exit_code = 2
+
+
+class BadSolveSetting(MarsDiceError):
+    """A ``MARSDICE_SOLVE_*`` or ``MARSDICE_MAX_SOLVE`` value that is not a number."""
 
     exit_code = 2
 
@@ -108,6 +115,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the bot that plays an absent person's seat, in every game that has it (else, and "
         "by default, the game's default opponent)",
     )
+    solves = parser.add_argument_group(
+        "solve pool",
+        "worker processes for the expensive work: advice and the fool check, solving bots, "
+        "reviews (docs/server.md); each default is its environment variable, else the one named",
+    )
+    solves.add_argument(
+        "--solve-workers",
+        type=int_range(1, 256),
+        default=None,
+        metavar="N",
+        help="worker processes (solves at once); default $MARSDICE_SOLVE_WORKERS, else half "
+        "the cores (at least 1)",
+    )
+    solves.add_argument(
+        "--solve-queue",
+        type=int_range(1, 100_000),
+        default=None,
+        metavar="N",
+        help="solves waiting for a worker, at most: beyond, they are refused (bots play their "
+        "game's fast bot, advice is missing); default $MARSDICE_SOLVE_QUEUE, else 8",
+    )
+    solves.add_argument(
+        "--solve-per-client",
+        type=int_range(1, 100_000),
+        default=None,
+        metavar="N",
+        help="solves of the tables one client address created (and its reviews), waiting or "
+        "running, at most; default $MARSDICE_SOLVE_PER_CLIENT, else 2",
+    )
+    solves.add_argument(
+        "--max-solve",
+        type=int_range(0, 10**15),
+        default=None,
+        metavar="SIZE",
+        help="the largest solve a table may ask for, in the game's own measure (Martian Dice: "
+        "target^players x dice, 8125 for the rulebook's two players); a table over it plays "
+        "without advice and its bots play the fast bot; default $MARSDICE_MAX_SOLVE, else "
+        "0: no cap",
+    )
     parser.add_argument(
         "--allow-origin",
         action="append",
@@ -141,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
     redis_url = args.redis_url or os.environ.get(REDIS_ENV, "").strip() or None
     if redis_url is not None:
         check_redis(redis_url)
+    pool = solve_pool(args)
     claim = claim_database(database, redis_url)
     app = create_app(
         database=database,
@@ -152,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
         stand_in=args.stand_in,
         allowed_origins=args.allow_origin,
         announce=(args.host, args.port),
+        solve_pool=pool,
     )
     try:
         uvicorn.run(
@@ -172,6 +220,32 @@ def run(args: argparse.Namespace) -> int:
     finally:
         claim.release()
     return 0
+
+
+def solve_pool(args: argparse.Namespace) -> SolvePool:
+    """The solve pool the options (over the environment) ask for; nothing starts yet."""
+    from dataclasses import replace
+
+    from marsdice.web.workers import PoolLimits, SolvePool
+
+    try:
+        limits = PoolLimits.from_environment()
+    except ValueError as error:
+        raise BadSolveSetting(str(error)) from None
+    changes: dict[str, Any] = {}
+    for option, field in (
+        ("solve_workers", "workers"),
+        ("solve_queue", "queue"),
+        ("solve_per_client", "per_client"),
+    ):
+        if getattr(args, option) is not None:
+            changes[field] = getattr(args, option)
+    if args.max_solve is not None:
+        changes["max_solve"] = args.max_solve or None
+    try:
+        return SolvePool(replace(limits, **changes))
+    except ValueError as error:
+        raise BadSolveSetting(str(error)) from None
 
 
 def check_stand_in(name: str | None) -> None:

@@ -6,9 +6,12 @@ chances to capture and to be bombed), its loss against the best choice and a blu
 (the loss reaches the review's ``blunder`` threshold, ``docs/review.md``). What each
 connection is shown of it depends on the table's options (:func:`advice_for`).
 
-The valuation runs in a worker thread and is cached per (table, version); a first solve of a
-big variant may take long, so :class:`Advisor` lets the caller wait a little and otherwise
-send the state without advice and the advice when it is ready.
+The valuation runs in the server's solve pool (worker processes, :mod:`marsdice.web.workers`)
+and is cached per (table, version); a first solve of a big variant may take long, so
+:class:`Advisor` lets the caller wait a little and otherwise send the state without advice
+and the advice when it is ready. When the pool refuses the work (its budgets are spent, or
+the variant is over the operator's cap) the position has no advice, and :meth:`Advisor.missing`
+says why.
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from marsdice.core.game import JSON, Game, GameState
 from marsdice.games import provider
+
+if TYPE_CHECKING:
+    from marsdice.web.workers import SolvePool
 
 log: Final = logging.getLogger("marsdice.web")
 
@@ -29,6 +36,9 @@ log: Final = logging.getLogger("marsdice.web")
 CACHE_SIZE: Final = 512
 #: the advice JSON: {"seat", "method", "estimate", "choices": [...]}
 AdviceJSON = dict[str, Any]
+#: why a position has no advice: the solve pool was full (``busy``), the variant is over the
+#: server's cap (``too_big``), the valuation failed (``failed``)
+Missing = Literal["busy", "too_big", "failed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,41 +103,75 @@ def advice_for(
 ) -> AdviceJSON | None:
     """What one connection (``seat``, None: watching) is shown: with ``hints`` everyone gets
     the values; else with ``fool_check`` only the mover gets the blunder flags; else none."""
-    if advice is None:
+    if advice is None or not sees(options, seat, advice.seat):
         return None
+    return advice.to_json(values=bool(options.get("hints")))
+
+
+def sees(options: Mapping[str, bool], seat: int | None, mover: int) -> bool:
+    """Whether a connection (``seat``, None: watching) is shown advice for ``mover``'s
+    decision: everyone with ``hints``, only the mover with ``fool_check``."""
     if options.get("hints"):
-        return advice.to_json(values=True)
-    if options.get("fool_check") and seat is not None and seat == advice.seat:
-        return advice.to_json(values=False)
-    return None
+        return True
+    return bool(options.get("fool_check")) and seat is not None and seat == mover
 
 
 class Advisor:
-    """Computes advice in worker threads, one computation per (table, version), and keeps
+    """Computes advice in the solve pool, one computation per (table, version), and keeps
     the last :data:`CACHE_SIZE` results. A table's computations run one after the other:
     while a first solve takes a minute (three players), the next positions wait for it
-    instead of each starting the same solve in a thread of its own."""
+    instead of each starting the same solve in a worker of its own.
 
-    def __init__(self, evaluate_: Callable[[Game, GameState], Advice] = evaluate) -> None:
+    Without a pool (or with an ``evaluate_`` of its own, as tests give) the valuation runs
+    in threads of the advisor's own, never in the thread pool the database calls use."""
+
+    def __init__(
+        self,
+        evaluate_: Callable[[Game, GameState], Advice] = evaluate,
+        pool: SolvePool | None = None,
+    ) -> None:
         self._evaluate = evaluate_
-        self._done: OrderedDict[tuple[str, int], Advice | None] = OrderedDict()
+        self._pool = pool if evaluate_ is evaluate else None
+        self._threads: ThreadPoolExecutor | None = None
+        self._done: OrderedDict[tuple[str, int], Advice | Missing] = OrderedDict()
         self._running: dict[tuple[str, int], asyncio.Task[Advice | None]] = {}
         #: each table's latest computation (the next one waits for it)
         self._last: dict[str, asyncio.Task[Advice | None]] = {}
 
     def cached(self, table_id: str, version: int) -> Advice | None:
-        return self._done.get((table_id, version))
+        found = self._done.get((table_id, version))
+        return found if isinstance(found, Advice) else None
 
     def known(self, table_id: str, version: int) -> bool:
         return (table_id, version) in self._done
 
-    def start(self, table_id: str, version: int, game: Game, state: GameState) -> asyncio.Task[Any]:
-        """The computation of this position's advice (started now, or the one running)."""
+    def pending(self, table_id: str, version: int) -> bool:
+        """Whether this position's advice is being worked out (it follows when ready)."""
+        return (table_id, version) in self._running
+
+    def missing(self, table_id: str, version: int) -> Missing | None:
+        """Why this position has no advice (None: it has, or it is still to come)."""
+        found = self._done.get((table_id, version))
+        return None if found is None or isinstance(found, Advice) else found
+
+    def start(
+        self,
+        table_id: str,
+        version: int,
+        game: Game,
+        state: GameState,
+        *,
+        params: Mapping[str, Any] | None = None,
+        client: str | None = None,
+    ) -> asyncio.Task[Any]:
+        """The computation of this position's advice (started now, or the one running);
+        ``params`` (the table's variant) is checked against the pool's cap, ``client`` is
+        whose budget the solve counts against."""
         key = (table_id, version)
         task = self._running.get(key)
         if task is None:
             task = asyncio.get_running_loop().create_task(
-                self._compute(key, game, state, self._last.get(table_id)),
+                self._compute(key, game, state, self._last.get(table_id), params, client),
                 name=f"advice-{table_id}-{version}",
             )
             self._running[key] = task
@@ -140,26 +184,57 @@ class Advisor:
         game: Game,
         state: GameState,
         before: asyncio.Task[Advice | None] | None,
+        params: Mapping[str, Any] | None,
+        client: str | None,
     ) -> Advice | None:
+        from marsdice.web.workers import SolveRefused
+
+        result: Advice | Missing
         try:
             if before is not None and not before.done():
                 await asyncio.wait({before})
-            advice: Advice | None = await asyncio.to_thread(self._evaluate, game, state)
+            result = await self._valuation(key[0], game, state, params, client)
+        except SolveRefused as refused:
+            result = "too_big" if refused.reason == "too_big" else "busy"
         except Exception:  # no advice is better than a broken table
             log.exception("table %s: no advice for version %d", *key)
-            advice = None
+            result = "failed"
         finally:
             self._running.pop(key, None)
             if self._last.get(key[0]) is asyncio.current_task():
                 del self._last[key[0]]
-        self._done[key] = advice
+        self._done[key] = result
         self._done.move_to_end(key)
         while len(self._done) > CACHE_SIZE:
             self._done.popitem(last=False)
-        return advice
+        return result if isinstance(result, Advice) else None
+
+    async def _valuation(
+        self,
+        table_id: str,
+        game: Game,
+        state: GameState,
+        params: Mapping[str, Any] | None,
+        client: str | None,
+    ) -> Advice:
+        if self._pool is not None:
+            from marsdice.web.workers import advise
+
+            if params is not None:
+                self._pool.check_cap(game, params)
+            return await self._pool.submit(
+                advise, game.name, state, table=table_id, client=client or table_id
+            )
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(4, thread_name_prefix="advice")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._threads, self._evaluate, game, state)
 
     async def close(self) -> None:
         for task in list(self._running.values()):
             task.cancel()
         self._running.clear()
         self._last.clear()
+        if self._threads is not None:
+            self._threads.shutdown(wait=False, cancel_futures=True)
+            self._threads = None

@@ -18,11 +18,12 @@ from marsdice.storage import tables
 from marsdice.storage.db import Database, ServerClaim
 from marsdice.web import deps
 from marsdice.web.cluster import Cluster, RedisCluster
-from marsdice.web.errors import install_error_handlers
+from marsdice.web.errors import BodyLimit, install_error_handlers
 from marsdice.web.hub import Hub
 from marsdice.web.metrics import Metrics
 from marsdice.web.pages import add_pages, announce_lobby
 from marsdice.web.routes import lobby, ops, play
+from marsdice.web.workers import SolvePool
 
 log: Final = logging.getLogger("marsdice.web")
 
@@ -42,6 +43,7 @@ def create_app(
     sweep_seconds: float = 1.0,
     claim: ServerClaim | None = None,
     announce: tuple[str, int] | None = None,
+    solve_pool: SolvePool | None = None,
 ) -> FastAPI:
     """The server on ``database_url`` (default: ``$MARSDICE_DATABASE_URL`` or the SQLite
     file in the user data directory), its schema migrated at start-up.
@@ -56,7 +58,8 @@ def create_app(
     (``docs/deploy.md``); without it, it must be the database's only server. ``claim`` is
     that check already made (:func:`claim_database`); without one it is made at start-up.
     With ``announce`` (the host and port it listens on) the lobby's address is logged and
-    printed on stdout once the server has started."""
+    printed on stdout once the server has started. ``solve_pool`` runs the solves (default:
+    one sized by ``$MARSDICE_SOLVE_*``, :mod:`marsdice.web.workers`)."""
     db = database if database is not None else Database(database_url)
     metrics = Metrics()
     cluster: Cluster = (
@@ -76,6 +79,7 @@ def create_app(
         stand_in=stand_in,
         cluster=cluster,
         metrics=metrics,
+        pool=solve_pool,  # (None: one of $MARSDICE_SOLVE_*, docs/server.md; closed by hub.close)
     )
     metrics.read(
         tables=lambda: tables.count_by_status(db),
@@ -100,6 +104,7 @@ def create_app(
         burst=burst,
     )
     install_error_handlers(app)
+    app.add_middleware(BodyLimit)  # a body over schemas.MAX_BODY_BYTES is never read
     app.include_router(ops.router)
     app.include_router(lobby.router)
     add_pages(app)
@@ -124,6 +129,7 @@ async def _serving(
         if isinstance(cluster, RedisCluster):
             cluster.use_namespace(await asyncio.to_thread(db.namespace))
         await cluster.start(hub, hub.local_seats)
+        await hub.pool.start()
         await hub.resume_all()
         log.info(
             "serving tables from a %s database%s",

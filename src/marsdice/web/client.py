@@ -25,8 +25,10 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from marsdice.core.errors import MarsDiceError
 from marsdice.core.game import JSON, Game, GameState, Step
+from marsdice.web.patch import PatchError, apply
 from marsdice.web.schemas import (
     ActionMessage,
+    AdviceMessage,
     ErrorMessage,
     Hello,
     JoinedTable,
@@ -34,14 +36,30 @@ from marsdice.web.schemas import (
     Ping,
     Pong,
     StateMessage,
+    StepMessage,
+    Sync,
+    TableMessage,
 )
 
-__all__ = ["ClientError", "ConnectionLost", "LocalGame", "ServerMessage", "TableClient"]
+__all__ = [
+    "ClientError",
+    "ConnectionLost",
+    "LocalGame",
+    "PlayState",
+    "ServerMessage",
+    "SyncNeeded",
+    "TableClient",
+]
 
 #: a server that does not answer in this many seconds is taken as unreachable
 TIMEOUT: Final = 10.0
+#: the play protocol this client speaks by default (``docs/protocol.md``)
+PROTOCOL: Final = 2
 
+#: what :meth:`TableClient.receive` returns: protocol 2's steps come as whole states
 ServerMessage = StateMessage | ErrorMessage | Pong
+#: any message the server sends
+WireMessage = StateMessage | StepMessage | TableMessage | AdviceMessage | ErrorMessage | Pong
 
 
 class ClientError(MarsDiceError):
@@ -72,12 +90,19 @@ class TableClient:
     :meth:`act` to play on a version, and :meth:`receive` for each next message.
     """
 
-    def __init__(self, base_url: str, table_id: str, *, timeout: float = TIMEOUT) -> None:
+    def __init__(
+        self, base_url: str, table_id: str, *, timeout: float = TIMEOUT, protocol: int = PROTOCOL
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.table_id = table_id
         self.timeout = timeout
+        #: the play protocol asked for in ``hello``: 2 (steps, applied here) or 1
+        self.protocol = protocol
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
         self._ws: ClientConnection | None = None
+        self._token: str | None = None
+        #: protocol 2: the table as the messages so far make it
+        self.play = PlayState()
 
     async def __aenter__(self) -> Self:
         return self
@@ -152,7 +177,8 @@ class TableClient:
             raise ConnectionLost(
                 "unreachable", f"cannot reach the server at {self.base_url}: {reason}"
             ) from None
-        await self._send(Hello(type="hello", token=token).model_dump_json())
+        self._token = token
+        await self._say_hello()
         while True:
             message = await self.receive()
             if isinstance(message, StateMessage):
@@ -168,8 +194,42 @@ class TableClient:
     async def ping(self) -> None:
         await self._send(Ping(type="ping").model_dump_json())
 
+    async def _say_hello(self) -> None:
+        self.play = PlayState()
+        hello = Hello(type="hello", token=self._token, protocol=1 if self.protocol == 1 else 2)
+        await self._send(
+            hello.model_dump_json(exclude={"protocol"} if self.protocol == 1 else None)
+        )
+
     async def receive(self) -> ServerMessage:
-        """The next message from the server (ConnectionLost when the socket closes)."""
+        """The next message from the server (ConnectionLost when the socket closes): with
+        protocol 2 each step, table or advice news comes as the whole new ``state``; a gap
+        is healed here (``sync``) before anything is returned."""
+        while True:
+            message = await self._receive_one()
+            now = self.play.state
+            if (
+                isinstance(message, Pong)
+                and message.version is not None
+                and now is not None
+                and message.version > now.version
+            ):  # the last step was lost (nothing came after it), or a sync's answer was
+                self.play.syncing = now.version
+                await self._send(Sync(type="sync", version=now.version).model_dump_json())
+            if not isinstance(message, StateMessage | StepMessage | TableMessage | AdviceMessage):
+                return message
+            try:
+                state = self.play.apply(message)
+            except SyncNeeded as gap:
+                await self._send(Sync(type="sync", version=gap.version).model_dump_json())
+                continue
+            except PatchError:  # the view here diverged: start again from a whole state
+                await self._say_hello()
+                continue
+            if state is not None:
+                return state
+
+    async def _receive_one(self) -> WireMessage:
         if self._ws is None:
             raise ConnectionLost("closed", "not connected: call hello() first")
         try:
@@ -196,13 +256,19 @@ class TableClient:
             raise ConnectionLost("closed", f"the connection closed: {error}") from None
 
 
-def parse_message(text: str | bytes) -> ServerMessage:
+def parse_message(text: str | bytes) -> WireMessage:
     """One server message as its model; ClientError ``bad_response`` for anything else."""
     try:
         data = json.loads(text)
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "state":
             return StateMessage.model_validate(data)
+        if kind == "step":
+            return StepMessage.model_validate(data)
+        if kind == "table":
+            return TableMessage.model_validate(data)
+        if kind == "advice":
+            return AdviceMessage.model_validate(data)
         if kind == "error":
             return ErrorMessage.model_validate(data)
         if kind == "pong":
@@ -210,6 +276,80 @@ def parse_message(text: str | bytes) -> ServerMessage:
     except (ValueError, ValidationError):
         pass
     raise ClientError("bad_response", "the server sent a message this client cannot read")
+
+
+def _guidance(message: StepMessage | AdviceMessage) -> dict[str, Any]:
+    return {
+        "advice": message.advice,
+        "advice_pending": message.advice_pending,
+        "advice_missing": message.advice_missing,
+        "fallback": message.fallback,
+    }
+
+
+class SyncNeeded(Exception):
+    """A message skipped a version: ask for the steps since ``version`` (a ``sync``)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"a gap after version {version}")
+        self.version = version
+
+
+class PlayState:
+    """Protocol 2's messages applied in order to the last whole ``state``: each ``step``
+    patches the view and extends the log, ``table`` and ``advice`` replace theirs; a
+    message for an older version is ignored, one past the next raises
+    :class:`SyncNeeded` (ignored after that until the answer fits), a patch that does not
+    fit raises :class:`~marsdice.web.patch.PatchError` (say ``hello`` again)."""
+
+    def __init__(self) -> None:
+        self.state: StateMessage | None = None
+        #: a sync was asked for after this version and is not answered yet
+        self.syncing: int | None = None
+
+    def apply(
+        self, message: StateMessage | StepMessage | TableMessage | AdviceMessage
+    ) -> StateMessage | None:
+        """The state after ``message`` (None: nothing new)."""
+        now = self.state
+        if isinstance(message, StateMessage):
+            if now is not None and message.version < now.version:
+                return None
+            self.state, self.syncing = message, None
+            return message
+        if now is None:
+            raise PatchError("a play message before any state")
+        expected = now.version + 1 if isinstance(message, StepMessage) else now.version
+        if message.version < expected:
+            return None  # already applied (or news of a version since passed)
+        if message.version > expected:
+            if self.syncing == now.version:
+                return None  # asked already; steps in flight before the answer
+            self.syncing = now.version
+            raise SyncNeeded(now.version)
+        self.syncing = None
+        if isinstance(message, TableMessage):
+            self.state = now.model_copy(update={"table": message.table})
+        elif isinstance(message, AdviceMessage):
+            self.state = now.model_copy(update=_guidance(message))
+        else:
+            if now.view is None:
+                raise PatchError("a step before the view it patches")
+            view = apply(now.view, message.patch)
+            view["events"] = message.events
+            self.state = now.model_copy(
+                update={
+                    "version": message.version,
+                    "view": view,
+                    "log": [*now.log, message.step],
+                    "actors": [*now.actors, message.actor],
+                    "step_events": [*(now.step_events or []), message.events],
+                    "your_turn": message.your_turn,
+                    "table": now.table if message.table is None else message.table,
+                    **_guidance(message),
+                }
+            )
+        return self.state
 
 
 # --- a local copy of the game ------------------------------------------------------------

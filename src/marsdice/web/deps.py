@@ -4,17 +4,31 @@ too), so that a route module needs no closure over them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Final
 
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Path
 from starlette.requests import HTTPConnection
 
 from marsdice.storage.db import Database
+from marsdice.storage.tables import NotFoundError
 from marsdice.web.cluster import Cluster
 from marsdice.web.hub import Hub
 from marsdice.web.metrics import Metrics
+
+#: every table id there is: ``storage.tables.new_table_id`` makes 12 lowercase hex digits
+TABLE_ID_PATTERN: Final = "^[0-9a-f]{12}$"
+_TABLE_ID: Final = re.compile("[0-9a-f]{12}")
+#: the answer to any other path (a NUL byte, any other byte, too long): no database call
+NO_SUCH_TABLE: Final = "no such table"
+
+
+def is_table_id(text: str) -> bool:
+    """Whether ``text`` could name a table; checked before any database call, so that no
+    byte a client sends in a path reaches the database."""
+    return _TABLE_ID.fullmatch(text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +88,21 @@ async def _play_limits(connection: HTTPConnection) -> PlayLimits:
     return limits
 
 
+async def _table_id(
+    table_id: Annotated[
+        str,
+        # documented, not validated by FastAPI (which would answer 422): any other id is
+        # simply no table, 404
+        Path(description="a table's id", json_schema_extra={"pattern": TABLE_ID_PATTERN}),
+    ],
+) -> str:
+    if not is_table_id(table_id):
+        raise NotFoundError(NO_SUCH_TABLE)
+    return table_id
+
+
+#: a REST route's ``{table_id}``, refused with 404 ``not_found`` unless it has the form of one
+TableIdDep = Annotated[str, Depends(_table_id)]
 #: the server's database
 DatabaseDep = Annotated[Database, Depends(_database)]
 #: the tables in play in this process

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
@@ -20,20 +21,32 @@ from marsdice.bots import Bot
 from marsdice.bots.registry import make_bot
 from marsdice.core.errors import ActionParseError, IllegalActionError
 from marsdice.core.game import Action, GameState
-from marsdice.games import registration
+from marsdice.games import bot_spec, registration
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import StaleVersionError, TableData
-from marsdice.web.advice import Advice, Advisor, advice_for
+from marsdice.web import messages
+from marsdice.web.advice import Advice, Advisor, advice_for, sees
 from marsdice.web.cluster import Cluster, NewsKind
 from marsdice.web.live import Live, load_live
 from marsdice.web.metrics import Metrics
 from marsdice.web.schemas import StateMessage
 from marsdice.web.session import Client, Send, TableSession
+from marsdice.web.workers import SolvePool, SolveRefused, decide
 
 __all__ = ["Client", "Hub", "ProtocolError", "Send"]
 
 log: Final = logging.getLogger("marsdice.web")
+#: the ``state`` fields of :meth:`Hub.state_notes`, left out when at their default
+STATE_NOTES: Final = frozenset({"advice_pending", "advice_missing", "fallback"})
+#: how many tables' creators the hub remembers (for the solve pool's per-client budget)
+CREATORS_KEPT: Final = 10_000
+
+
+def _bot_seed(server_seed: bytes, seat: int) -> int:
+    """A seat's bot's seed, from the table's secret server seed."""
+    digest = hashlib.sha256(server_seed + bytes([seat])).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 class ProtocolError(Exception):
@@ -60,10 +73,19 @@ class Hub:
         metrics: Metrics | None = None,
         advisor: Advisor | None = None,
         advice_wait: float = 3.0,
+        pool: SolvePool | None = None,
+        bot_wait: float = 5.0,
     ) -> None:
         self.db = db
+        #: the worker processes that solve (advice, solving bots, reviews): the hub's own
+        self.pool = pool if pool is not None else SolvePool()
+        #: seconds a solving bot's move may take in the pool (waiting included) before the
+        #: game's fast bot plays this move instead
+        self.bot_wait = bot_wait
+        #: table -> the address that created it (whose solve budget its work counts against)
+        self._creators: OrderedDict[str, str] = OrderedDict()
         #: advice for the player to act (the table's hints and fool-check options)
-        self.advisor = advisor if advisor is not None else Advisor()
+        self.advisor = advisor if advisor is not None else Advisor(pool=self.pool)
         #: seconds a state waits for its advice before it is sent without (the advice
         #: follows in a second state message of the same version when it is ready)
         self.advice_wait = advice_wait
@@ -245,7 +267,7 @@ class Hub:
             live.table = table
         await self._send_all(session, table, live)
 
-    async def greet(self, client: Client, seat: int | None) -> None:
+    async def greet(self, client: Client, seat: int | None, protocol: int = 1) -> None:
         """Seat the connection and send it the table; under the lock, so that every later
         broadcast reaches it and the versions it sees only go up."""
         async with self.lock(client.table_id) as session:
@@ -255,8 +277,9 @@ class Hub:
             first_here = seat is not None and seat not in session.local_seats()
             client.seat = seat
             client.greeted = True
+            client.protocol = protocol
             advice = await self._advice(session, table, live)
-            await client.send(self._message(table, live, seat, advice))
+            await self._send_state(session, client, table, live, advice)
         if left is not None and left != seat:
             await self._seat_left(client.table_id, left)  # switched seats: the old one is free
         if seat is not None and first_here:
@@ -278,22 +301,69 @@ class Hub:
     async def _table(self, table_id: str) -> TableData:
         return await asyncio.to_thread(tables.get_table, self.db, table_id)
 
+    async def sync(self, client: Client, version: int) -> None:
+        """Protocol 2: the client holds ``version`` and saw a gap: the steps since, or the
+        whole state (see :func:`marsdice.web.messages.updates`)."""
+        async with self.lock(client.table_id) as session:
+            live = await self.live(client.table_id)
+            table = live.table if live is not None else await self._table(client.table_id)
+            advice = await self._advice(session, table, live)
+            behind = live.version - version if live is not None else 0
+            if client.protocol == 1 or not 0 < behind <= messages.MAX_STEPS_BEHIND:
+                await self._send_state(session, client, table, live, advice)
+                return
+            client.version = version  # what it holds, by its word: the steps since follow
+            seen = self._guidance(table, live, client.seat, advice)
+            texts = messages.updates(session, client, table, live, seen)
+            await self._send_texts(client, texts, table)
+            messages.mark_sent(session, client, table, live, seen)
+
+    async def _send_state(
+        self,
+        session: TableSession,
+        client: Client,
+        table: TableData,
+        live: Live | None,
+        advice: Advice | None,
+    ) -> None:
+        """The whole table, in the connection's protocol."""
+        if client.protocol == 1:
+            await client.send(self._message(table, live, client.seat, advice, session=session))
+            return
+        seen = self._guidance(table, live, client.seat, advice)
+        text = messages.full_state(session, client.seat, table, live, seen)
+        await self._send_texts(client, [text], table)
+        messages.mark_sent(session, client, table, live, seen)
+
     def _message(
-        self, table: TableData, live: Live | None, seat: int | None, advice: Advice | None = None
+        self,
+        table: TableData,
+        live: Live | None,
+        seat: int | None,
+        advice: Advice | None = None,
+        *,
+        session: TableSession | None = None,
     ) -> str:
+        """Protocol 1's ``state``, byte for byte as it always was."""
         view: dict[str, Any] | None = None
         log_: list[str] = []
         actors: list[str] = []
         version = 0
         your_turn = False
         if live is not None:
-            view = dict(live.game.observe(live.state, seat))
-            log_ = live.redacted_log(seat)
+            if session is not None:
+                view = session.view(live, seat, live.version)
+                log_ = session.redacted_log(live, seat)
+            else:
+                view = dict(live.game.observe(live.state, seat))
+                log_ = live.redacted_log(seat)
             actors = [actor for actor, _ in live.actors]
             version = live.version
             your_turn = seat is not None and live.state.current_player == seat
+        public = session.table_public(table) if session is not None else dict(table.public())
+        notes = self.state_notes(table, live, seat)
         return StateMessage(
-            table=dict(table.public()),
+            table=public,
             seat=seat,
             version=version,
             view=view,
@@ -301,7 +371,29 @@ class Hub:
             actors=actors,
             your_turn=your_turn,
             advice=advice_for(advice, table.options, seat),
-        ).model_dump_json()
+            **notes,
+        ).model_dump_json(exclude={"step_events", *(STATE_NOTES - notes.keys())})
+
+    def state_notes(self, table: TableData, live: Live | None, seat: int | None) -> dict[str, Any]:
+        """The ``state`` fields that say what the solve pool did for this connection, only
+        those that are not at their default (absent: no advice pending or missing, no
+        fallback move), so that a table the pool serves in time sends what it always did."""
+        notes: dict[str, Any] = {}
+        if live is None:
+            return notes
+        session = self._sessions.get(table.id)
+        if session is not None and session.fallbacks:
+            notes["fallback"] = sorted(session.fallbacks)
+        state = live.state
+        if state.is_terminal or state.is_chance_node:
+            return notes
+        if not sees(table.options, seat, state.current_player):
+            return notes
+        if self.advisor.pending(table.id, live.version):
+            notes["advice_pending"] = True
+        elif (missing := self.advisor.missing(table.id, live.version)) is not None:
+            notes["advice_missing"] = missing
+        return notes
 
     # -- advice --
 
@@ -321,15 +413,24 @@ class Hub:
     async def _advice(
         self, session: TableSession, table: TableData, live: Live | None
     ) -> Advice | None:
-        """The advice at the table's current version: cached, or worked out in a thread,
-        waited for :attr:`advice_wait` seconds at most (later, it is sent when ready)."""
+        """The advice at the table's current version: cached, or worked out in the solve
+        pool, waited for :attr:`advice_wait` seconds at most when a worker is free, not at
+        all when the solve must queue (later, it is sent when ready)."""
         if live is None or not self._advice_wanted(session, table, live):
             return None
         version = live.version
         if self.advisor.known(table.id, version):
             return self.advisor.cached(table.id, version)
-        task = self.advisor.start(table.id, version, live.game, live.state)
-        done, _ = await asyncio.wait({task}, timeout=self.advice_wait)
+        wait = self.advice_wait if self.pool.has_free_worker() else 0.0
+        task = self.advisor.start(
+            table.id,
+            version,
+            live.game,
+            live.state,
+            params=table.variant,
+            client=self.creator(table.id),
+        )
+        done, _ = await asyncio.wait({task}, timeout=wait)
         if task in done:
             return self.advisor.cached(table.id, version)
         if version not in session.advice_late:
@@ -355,17 +456,49 @@ class Hub:
         task.add_done_callback(self._background.discard)
 
     async def _send_all(self, session: TableSession, table: TableData, live: Live | None) -> None:
-        """Send under the table's lock, so every client sees the versions in order."""
+        """Send under the table's lock, so every client sees the versions in order. Each
+        message is built and encoded once per viewer (a seat, the spectators) and protocol:
+        protocol 1 gets the whole state, protocol 2 the steps it has not seen, or the news
+        of the table or the advice (:func:`marsdice.web.messages.updates`)."""
         clients = session.greeted()
         advice = await self._advice(session, table, live) if clients else None
         texts: dict[int | None, str] = {}
+        built: dict[tuple[object, ...], list[str]] = {}
+        guidance: dict[int | None, dict[str, Any]] = {}
         for client in clients:
-            if client.seat not in texts:
-                texts[client.seat] = self._message(table, live, client.seat, advice)
+            if client.protocol == 1:
+                if client.seat not in texts:
+                    texts[client.seat] = self._message(
+                        table, live, client.seat, advice, session=session
+                    )
+                await self._send_texts(client, [texts[client.seat]], table)
+                continue
+            if client.seat not in guidance:
+                guidance[client.seat] = self._guidance(table, live, client.seat, advice)
+            seen = guidance[client.seat]
+            key = messages.updates_key(session, client, table, live, seen)
+            if key not in built:
+                built[key] = messages.updates(session, client, table, live, seen)
+            await self._send_texts(client, built[key], table)
+            messages.mark_sent(session, client, table, live, seen)  # (a pong says it after)
+
+    def _guidance(
+        self, table: TableData, live: Live | None, seat: int | None, advice: Advice | None
+    ) -> dict[str, Any]:
+        """Protocol 2: the advice ``seat`` may see and the solve pool's notes for it (the
+        fields a ``state``, ``step`` or ``advice`` message carries alike)."""
+        return {
+            "advice": advice_for(advice, table.options, seat),
+            **self.state_notes(table, live, seat),
+        }
+
+    async def _send_texts(self, client: Client, texts: list[str], table: TableData) -> None:
+        for text in texts:
             try:
-                await client.send(texts[client.seat])
+                await client.send(text)
             except Exception:  # a socket closing under us: its handler detaches it
                 log.debug("table %s: a send failed", table.id)
+                return
 
     # -- play --
 
@@ -417,7 +550,12 @@ class Hub:
         )
         try:
             table = await asyncio.to_thread(
-                tables.append_step, self.db, live.table.id, step, finishes=after.is_terminal
+                tables.append_step,
+                self.db,
+                live.table.id,
+                step,
+                finishes=after.is_terminal,
+                table=live.table,  # (only the seats, status and version come back)
             )
         except StaleVersionError as error:  # the cache stays right: live() catches it up
             raise ProtocolError("stale_version", str(error)) from None
@@ -509,17 +647,75 @@ class Hub:
             live = await self.live(table_id)
             if live is None or live.version != version or not live.table.seats[seat].plays_itself:
                 return True  # someone moved or came back meanwhile: look again
-            bot = self._bot(session, live, seat)
-            action = await asyncio.to_thread(bot.choose, live.state)
+            action, fallback = await self._decide(session, live, seat)
             after = live.state.apply(action)
             actor = "bot" if live.table.seats[seat].kind == "bot" else "stand-in"
+            if fallback:
+                session.fallbacks.add(version)
             await self._store(live, action, after, actor=actor, seat=seat, counter=None)
             await self._send_all(session, live.table, live)
         return True
 
+    async def _decide(self, session: TableSession, live: Live, seat: int) -> tuple[Action, bool]:
+        """The seat's bot's move, and whether the game's fast bot made it instead: a bot that
+        solves decides in the solve pool within :attr:`bot_wait` seconds; when the pool
+        refuses (budgets, the operator's cap) or the time runs out, the fast bot moves (a
+        bot that never solves decides in this process, in microseconds, in a thread as it
+        always did)."""
+        name = self._bot_name(live, seat)
+        if not bot_spec(live.game, name).solves:
+            return await asyncio.to_thread(self._bot(session, live, seat).choose, live.state), False
+        text = await self._solved_move(live, name, seat)
+        if text is not None:
+            return live.state.parse_action(text), False
+        fast = self._seat_bot(session, live, seat, registration(live.game).fast_bot)
+        return await asyncio.to_thread(fast.choose, live.state), True
+
+    async def _solved_move(self, live: Live, name: str, seat: int) -> str | None:
+        """A solving bot's move from the pool, in notation (None: not in time, or refused)."""
+        table = live.table
+        try:
+            self.pool.check_cap(live.game, table.variant)
+            future = self.pool.submit(
+                decide,
+                live.game.name,
+                name,
+                _bot_seed(table.server_seed, seat),
+                live.state,
+                table=table.id,
+                client=self.creator(table.id),
+            )
+        except SolveRefused as refused:
+            self._fell_back(table.id, seat, refused.reason)
+            return None
+        try:
+            done, _ = await asyncio.wait({future}, timeout=self.bot_wait)
+            if future not in done:
+                self._fell_back(table.id, seat, "late")
+                return None
+            return future.result()
+        except Exception:
+            log.exception("table %s: the solve pool failed a bot's move", table.id)
+            return None
+        finally:
+            future.cancel()  # a move still queued is dropped; one being solved goes on
+
+    def _fell_back(self, table_id: str, seat: int, why: str) -> None:
+        log.info(
+            "table %s: seat %d's bot falls back to the fast bot (%s)",
+            table_id,
+            seat,
+            why,
+            extra={"event": "bot-fallback", "table": table_id, "seat": seat, "reason": why},
+        )
+
     def _bot(self, session: TableSession, live: Live, seat: int) -> Bot:
         """The seat's own bot, or for a person away the stand-in (the game's default
         opponent unless the server names one the game has); seeded by the table."""
+        return self._seat_bot(session, live, seat, self._bot_name(live, seat))
+
+    def _bot_name(self, live: Live, seat: int) -> str:
+        """The name of the bot playing ``seat`` (see :meth:`_bot`)."""
         info = live.table.seats[seat]
         if info.kind == "bot":
             assert info.bot is not None, "a bot seat names its bot"
@@ -530,13 +726,29 @@ class Hub:
             name = self.stand_in
         else:
             name = registration(live.game).default_opponent
-        game, server_seed = live.game, live.table.server_seed
+        return name
 
-        def build() -> Bot:
-            digest = hashlib.sha256(server_seed + bytes([seat])).digest()
-            return make_bot(game, name, seed=int.from_bytes(digest[:8], "big"))
+    def _seat_bot(self, session: TableSession, live: Live, seat: int, name: str) -> Bot:
+        """The bot ``name`` playing ``seat``, seeded by the table, kept with the session."""
+        game, seed = live.game, _bot_seed(live.table.server_seed, seat)
+        return session.bot(seat, name, lambda: make_bot(game, name, seed=seed))
 
-        return session.bot(seat, name, build)
+    # -- who asked --
+
+    def created_by(self, table_id: str, address: str | None) -> None:
+        """Remember who created a table: its solves count against that address's budget
+        (kept for the last :data:`CREATORS_KEPT` tables; after a restart, and in another
+        process, a table counts as its own client)."""
+        if address is None:
+            return
+        self._creators[table_id] = address
+        self._creators.move_to_end(table_id)
+        while len(self._creators) > CREATORS_KEPT:
+            self._creators.popitem(last=False)
+
+    def creator(self, table_id: str) -> str:
+        """Whose solve budget the table's work counts against (see :meth:`created_by`)."""
+        return self._creators.get(table_id, f"table:{table_id}")
 
     async def resume_all(self) -> None:
         """After a start: drive every running table (dice due, bots to move) whose lease is
@@ -599,3 +811,4 @@ class Hub:
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+        await self.pool.close()

@@ -8,8 +8,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from marsdice.bots import Bot
+from marsdice.storage.tables import TableData
 from marsdice.web.live import Live
 
 #: sends one JSON text to one connection
@@ -24,6 +26,14 @@ class Client:
     send: Send
     seat: int | None = None
     greeted: bool = False
+    #: the play messages it reads (``Hello.protocol``): 1 a full state each time, 2 steps
+    protocol: int = 1
+    #: protocol 2: the version its view is at (the last state or step sent; -1: none yet)
+    version: int = -1
+    #: protocol 2: the table and the advice (with the solve pool's notes) it was last sent:
+    #: news only when they change
+    table_sent: dict[str, Any] | None = None
+    guidance_sent: dict[str, Any] | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -49,6 +59,15 @@ class TableSession:
     timers: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     #: versions whose advice came too late for their state: sent again when it is ready
     advice_late: set[int] = field(default_factory=set)
+    #: steps (indices into the log) a bot seat played with the game's fast bot, its own
+    #: bot's solve not at hand in time (the ``state``'s ``fallback``)
+    fallbacks: set[int] = field(default_factory=set)
+    #: viewer (seat, None: spectators) -> (version, its view): each view built once
+    views: dict[int | None, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    #: viewer -> the step log as it may see it, so far (steps never change once stored)
+    logs: dict[int | None, list[str]] = field(default_factory=dict)
+    #: the table row last described and its public form (a new row: described again)
+    described: tuple[TableData, dict[str, Any]] | None = None
 
     @contextlib.asynccontextmanager
     async def locked(self) -> AsyncIterator[None]:
@@ -106,6 +125,36 @@ class TableSession:
         """Stop the session's tasks (the driver is returned, to await)."""
         self.cancel_timers()
         return self.stop_driver()
+
+    # -- what is sent: built once per viewer, not per connection --
+
+    def table_public(self, table: TableData) -> dict[str, Any]:
+        """``table.public()``, worked out once per row read or written."""
+        if self.described is None or self.described[0] is not table:
+            self.described = (table, dict(table.public()))
+        return self.described[1]
+
+    def view(self, live: Live, viewer: int | None, version: int) -> dict[str, Any]:
+        """``viewer``'s view at ``version`` (at most the live's): the last one built is kept
+        per viewer, so a step builds each viewer's new view once and the previous one is
+        at hand for the patch."""
+        cached = self.views.get(viewer)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        view = dict(live.game.observe(live.state_before(version), viewer))
+        if version == live.version:
+            self.views[viewer] = (version, view)
+        return view
+
+    def redacted_log(self, live: Live, viewer: int | None) -> list[str]:
+        """The log as ``viewer`` may see it, up to the live's version: each step redacted
+        once per viewer (a copy: the caller may keep it)."""
+        kept = self.logs.setdefault(viewer, [])
+        if len(kept) > live.version:  # (a rebuilt live can only be as long or longer)
+            kept.clear()
+        for index in range(len(kept), live.version):
+            kept.append(live.game.redact(live.state_before(index), live.actions[index], viewer))
+        return list(kept)
 
     def bot(self, seat: int, name: str, build: Callable[[], Bot]) -> Bot:
         """The bot ``name`` playing ``seat``, built on first use and kept with the table."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Final
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from marsdice.core.game import Game, JSONObject
@@ -15,11 +15,19 @@ from marsdice.games import all_games, registration
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import SeatSpec
-from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep
-from marsdice.web.errors import error_responses
+from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep, TableIdDep
+from marsdice.web.errors import error_response, error_responses, plain_error_responses
 from marsdice.web.live import finished_live
 from marsdice.web.pages import STATIC_PREFIX
-from marsdice.web.schemas import CreateTable, JoinedTable, JoinTable, LeaveTable, TableOptions
+from marsdice.web.schemas import (
+    CreateTable,
+    ErrorBody,
+    JoinedTable,
+    JoinTable,
+    LeaveTable,
+    TableOptions,
+)
+from marsdice.web.workers import SolveRefused, review
 
 router: Final = APIRouter(prefix="/api")
 
@@ -64,12 +72,15 @@ def game_entry(game: Game) -> JSONObject:
     }
 
 
-@router.post("/tables", status_code=201, responses=error_responses(400, 422))
-async def create_table(body: CreateTable, db: DatabaseDep, hub: HubDep) -> dict[str, Any]:
+@router.post("/tables", status_code=201, responses=error_responses(400, 413, 422))
+async def create_table(
+    body: CreateTable, db: DatabaseDep, hub: HubDep, request: Request
+) -> dict[str, Any]:
     seats = [SeatSpec(seat.kind, seat.bot) for seat in body.seats]
     table = await asyncio.to_thread(
         tables.create_table, db, body.game, body.variant, seats, body.options.model_dump()
     )
+    hub.created_by(table.id, _address(request))  # its solves count against this address
     if table.status == tables.RUNNING:
         hub.kick(table.id)
     return dict(table.public())
@@ -82,14 +93,14 @@ async def list_tables(db: DatabaseDep) -> dict[str, Any]:
 
 
 @router.get("/tables/{table_id}", responses=error_responses(404, 422))
-async def get_table(table_id: str, db: DatabaseDep) -> dict[str, Any]:
+async def get_table(table_id: TableIdDep, db: DatabaseDep) -> dict[str, Any]:
     table = await asyncio.to_thread(tables.get_table, db, table_id)
     return dict(table.public())
 
 
-@router.post("/tables/{table_id}/join", responses=error_responses(404, 409, 422))
+@router.post("/tables/{table_id}/join", responses=error_responses(400, 404, 409, 413, 422))
 async def join_table(
-    table_id: str, body: JoinTable, db: DatabaseDep, hub: HubDep, cluster: ClusterDep
+    table_id: TableIdDep, body: JoinTable, db: DatabaseDep, hub: HubDep, cluster: ClusterDep
 ) -> JoinedTable:
     table, token = await asyncio.to_thread(
         tables.join, db, table_id, body.seat, body.name, body.seed
@@ -101,9 +112,9 @@ async def join_table(
     return JoinedTable(table=dict(table.public()), seat=body.seat, token=token)
 
 
-@router.post("/tables/{table_id}/leave", responses=error_responses(403, 404, 409, 422))
+@router.post("/tables/{table_id}/leave", responses=error_responses(400, 403, 404, 409, 413, 422))
 async def leave_table(
-    table_id: str, body: LeaveTable, db: DatabaseDep, hub: HubDep
+    table_id: TableIdDep, body: LeaveTable, db: DatabaseDep, hub: HubDep
 ) -> dict[str, Any]:
     table = await asyncio.to_thread(tables.leave, db, table_id, body.token)
     await hub.refresh(table_id)
@@ -115,27 +126,66 @@ async def leave_table(
 _FINISHED_ONLY: Final = error_responses(404, 409, 422)
 
 
-@router.get("/tables/{table_id}/record", response_class=PlainTextResponse, responses=_FINISHED_ONLY)
-async def table_record(table_id: str, db: DatabaseDep) -> str:
+@router.get(
+    "/tables/{table_id}/record",
+    response_class=PlainTextResponse,
+    responses=plain_error_responses(404, 409, 422),
+)
+async def table_record(table_id: TableIdDep, db: DatabaseDep) -> str:
     return await asyncio.to_thread(tables.export_record, db, table_id)
 
 
 @router.get("/tables/{table_id}/replay", responses=_FINISHED_ONLY)
-async def table_replay(table_id: str, db: DatabaseDep) -> dict[str, Any]:
+async def table_replay(table_id: TableIdDep, db: DatabaseDep) -> dict[str, Any]:
     """Every step of a finished game with the view after it (for the replay page)."""
     return dict(await asyncio.to_thread(tables.replay, db, table_id))
 
 
 @router.get("/tables/{table_id}/verify", responses=_FINISHED_ONLY)
-async def table_verify(table_id: str, db: DatabaseDep) -> dict[str, Any]:
+async def table_verify(table_id: TableIdDep, db: DatabaseDep) -> dict[str, Any]:
     """The fair-dice check of the finished game's record, as ``marsdice verify``."""
     return await asyncio.to_thread(_verify, db, table_id)
 
 
-@router.get("/tables/{table_id}/review", responses=_FINISHED_ONLY)
-async def table_review(table_id: str, db: DatabaseDep) -> dict[str, Any]:
-    """The finished game's review (``docs/review.md``; may solve tables on first use)."""
-    return await asyncio.to_thread(_review, db, table_id)
+_SOLVE_BUSY: Final[dict[int | str, dict[str, Any]]] = {
+    503: {
+        "model": ErrorBody,
+        "description": "busy: the server's solves are queued full (try again after "
+        "Retry-After seconds); a variant over the server's cap is a 409 too_big",
+    }
+}
+
+
+@router.get("/tables/{table_id}/review", responses={**_FINISHED_ONLY, **_SOLVE_BUSY})
+async def table_review(table_id: TableIdDep, db: DatabaseDep, hub: HubDep, request: Request) -> Any:
+    """The finished game's review (``docs/review.md``; may solve tables on first use), in
+    the server's solve pool (``docs/server.md``)."""
+    live = await asyncio.to_thread(finished_live, db, table_id)
+    try:
+        hub.pool.check_cap(live.game, live.table.variant)
+        future = hub.pool.submit(
+            review,
+            live.game.name,
+            live.start,
+            live.moves(),
+            live.table.names,
+            table=table_id,
+            client=_address(request),
+        )
+    except SolveRefused as refused:
+        if refused.reason == "too_big":
+            return error_response(409, "too_big", f"no review: {refused}")
+        return error_response(
+            503, "busy", f"no review now: {refused}", headers={"Retry-After": "10"}
+        )
+    review_json: dict[str, Any] = await future
+    return review_json
+
+
+def _address(request: Request) -> str | None:
+    """The client's address (behind a proxy: what uvicorn's ``--forwarded-allow-ips``
+    trusts), whose solve budget its requests count against."""
+    return request.client.host if request.client is not None else None
 
 
 def _verify(db: Database, table_id: str) -> dict[str, Any]:
@@ -146,11 +196,3 @@ def _verify(db: Database, table_id: str) -> dict[str, Any]:
     _game, record = read_record(tables.export_record(db, table_id))
     verdict = verify_record(record)
     return {"fair": verdict.fair, "message": verdict.message}
-
-
-def _review(db: Database, table_id: str) -> dict[str, Any]:
-    from marsdice.review import review_game
-
-    live = finished_live(db, table_id)
-    review = review_game(live.game, live.start, live.moves(), live.table.names)
-    return dict(review.to_json())

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import NotFoundError
-from marsdice.web.deps import DatabaseDep, HubDep, PlayLimitsDep
+from marsdice.web.deps import NO_SUCH_TABLE, DatabaseDep, HubDep, PlayLimitsDep, is_table_id
 from marsdice.web.hub import Client, Hub, ProtocolError
 from marsdice.web.schemas import (
     CLIENT_MESSAGE,
@@ -28,6 +28,7 @@ from marsdice.web.schemas import (
     ErrorMessage,
     Hello,
     Pong,
+    Sync,
 )
 
 log: Final = logging.getLogger("marsdice.web")
@@ -48,6 +49,8 @@ async def play(
         return
     await websocket.accept()
     try:
+        if not is_table_id(table_id):  # checked before any database call (docs/protocol.md)
+            raise NotFoundError(NO_SUCH_TABLE)
         await asyncio.to_thread(tables.get_table, db, table_id)
     except NotFoundError as error:
         await websocket.send_text(
@@ -152,8 +155,15 @@ async def _handle(db: Database, hub: Hub, client: Client, message: Any) -> bool:
             raise ProtocolError("not_seated", "spectators cannot act: join a seat")
         await hub.act(client.table_id, client.seat, parsed.version, parsed.action)
         return True
+    elif isinstance(parsed, Sync):
+        if not client.greeted:
+            raise ProtocolError("no_hello", "say hello first")
+        await hub.sync(client, parsed.version)
     else:
-        await client.send(Pong().model_dump_json())
+        # protocol 2: the version the connection was last sent, so that a client that lost
+        # the last step (nothing came after it) sees the gap
+        pong = Pong(version=client.version) if client.protocol == 2 else Pong()
+        await client.send(pong.model_dump_json(exclude_none=True))
     return False
 
 
@@ -164,4 +174,4 @@ async def _hello(db: Database, hub: Hub, client: Client, hello: Hello) -> None:
         seat = table.seat_of(hello.token)
         if seat is None:
             raise ProtocolError("bad_token", "that token holds no seat at this table")
-    await hub.greet(client, seat)
+    await hub.greet(client, seat, hello.protocol)

@@ -103,9 +103,12 @@ export function forgetSeat(tableId) {
  * 20 s so idle proxies keep it open.
  */
 export class Connection {
-  constructor(tableId, { onState, onError, onStatus, token }) {
+  constructor(tableId, { onState, onError, onStatus, onMessage, token, protocol }) {
     this.tableId = tableId;
     this.onState = onState;
+    // protocol 2 (docs/protocol.md): the step, table and advice messages go to onMessage
+    this.onMessage = onMessage || (() => {});
+    this.protocol = protocol || 1;
     this.onError = onError;
     this.onStatus = onStatus || (() => {});
     this.token = token || null;
@@ -130,7 +133,7 @@ export class Connection {
     ws.addEventListener("open", () => {
       this.retry = 0;
       this.onStatus("open");
-      ws.send(JSON.stringify({ type: "hello", token: this.token }));
+      ws.send(JSON.stringify(this.helloMessage()));
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.send({ type: "ping" }), 20000);
     });
@@ -147,6 +150,8 @@ export class Connection {
         this.onState(message);
       } else if (message.type === "error") {
         this.onError(message);
+      } else {
+        this.onMessage(message);
       }
     });
     ws.addEventListener("close", (event) => {
@@ -174,9 +179,15 @@ export class Connection {
     return false;
   }
 
+  helloMessage() {
+    const hello = { type: "hello", token: this.token };
+    if (this.protocol !== 1) hello.protocol = this.protocol;
+    return hello;
+  }
+
   hello(token) {
     this.token = token || null;
-    return this.send({ type: "hello", token: this.token });
+    return this.send(this.helloMessage());
   }
 
   act(version, action) {

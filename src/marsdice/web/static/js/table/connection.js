@@ -1,14 +1,30 @@
-// The table's WebSocket (api.Connection) turned into the store's changes: each `state` message
-// (the table, this page's seat, the answer to a sent action), the connection's status, and the
-// errors: a bad token forgets the seat, an away seat is taken back, a stale action waits for the
-// newer state, anything else is said.
+// The table's WebSocket (api.Connection) turned into the store's changes: each state (the table,
+// this page's seat, the answer to a sent action), the connection's status, and the errors: a bad
+// token forgets the seat, an away seat is taken back, a stale action waits for the newer state,
+// anything else is said.
+//
+// It speaks protocol 2 (docs/protocol.md): after hello's whole `state`, each step comes as one
+// `step` message (the step, its events, a JSON Patch of the view), and `table` / `advice`
+// messages bring news without a step. They are applied here to the last state, so the store's
+// `message` is always a whole state as the panels know it. A version skipped asks for a `sync`;
+// a patch that does not fit says hello again (a whole state): the page never drifts.
+
+import { applyPatch } from "./patch.js";
+
+const PROTOCOL = 2;
+// the fields each step and advice message carries for the new version (absent: the default)
+const GUIDANCE = { advice: null, advice_pending: false, advice_missing: null, fallback: [] };
 
 export function connectTable({ store, ctx, tableId }) {
-  const { t, api } = ctx;
+  const { api } = ctx;
   const saved = api.savedSeat(tableId);
   let socket = null;
+  let current = null; // the last whole state, as applied here
+  let syncing = null; // the version a sync was asked from, until its answer fits
 
   function onState(message) {
+    current = message;
+    syncing = null;
     const state = store.get();
     const patch = { message };
     if (!state.message || message.version !== state.message.version) patch.arrivedAt = performance.now();
@@ -17,6 +33,63 @@ export function connectTable({ store, ctx, tableId }) {
     else if (message.seat === null && !api.savedSeat(tableId)) patch.seat = null;
     if (state.sent !== -1 && message.version > state.sent) Object.assign(patch, { sent: -1, pending: null });
     store.set(patch);
+  }
+
+  function guidance(message) {
+    const out = {};
+    for (const [key, empty] of Object.entries(GUIDANCE)) out[key] = key in message ? message[key] : empty;
+    return out;
+  }
+
+  function restart() {
+    current = null;
+    socket.hello(socket.token);
+  }
+
+  /** A step, table or advice message: applied when it is the next one, else a sync. */
+  function onMessage(message) {
+    if (message.type === "pong" && current && message.version > current.version) {
+      syncing = current.version; // the last step was lost (nothing came after it), or a sync's answer
+      socket.send({ type: "sync", version: current.version });
+      return;
+    }
+    if (!["step", "table", "advice"].includes(message.type)) return;
+    if (!current) return; // a whole state is on its way (hello)
+    const expected = message.type === "step" ? current.version + 1 : current.version;
+    if (message.version < expected) return; // already applied, or news of a version passed
+    if (message.version > expected) {
+      if (syncing !== current.version) {
+        syncing = current.version;
+        socket.send({ type: "sync", version: current.version });
+      }
+      return;
+    }
+    syncing = null;
+    let next;
+    if (message.type === "table") next = { ...current, table: message.table };
+    else if (message.type === "advice") next = { ...current, ...guidance(message) };
+    else {
+      if (!current.view) return restart();
+      let view;
+      try {
+        view = applyPatch(current.view, message.patch);
+      } catch {
+        return restart();
+      }
+      view = { ...view, events: message.events };
+      next = {
+        ...current,
+        version: message.version,
+        view,
+        log: [...current.log, message.step],
+        actors: [...current.actors, message.actor],
+        your_turn: message.your_turn,
+        table: message.table || current.table,
+        step_events: undefined, // (the log panel takes this step's from the view)
+        ...guidance(message),
+      };
+    }
+    onState(next);
   }
 
   function onError(message) {
@@ -41,7 +114,14 @@ export function connectTable({ store, ctx, tableId }) {
     if (conn !== store.get().conn) store.set({ conn });
   }
 
-  socket = new api.Connection(tableId, { token: saved ? saved.token : null, onState, onError, onStatus });
+  socket = new api.Connection(tableId, {
+    token: saved ? saved.token : null,
+    protocol: PROTOCOL,
+    onState,
+    onError,
+    onStatus,
+    onMessage,
+  });
   return {
     open: () => socket.open(),
     close: () => socket.close(),

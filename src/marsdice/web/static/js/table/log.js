@@ -1,4 +1,6 @@
-// The turn log: every event the page has seen, newest first, in the plugin's words; kept in
+// The turn log: every event of the game, newest first, in the plugin's words. A whole state
+// (hello, a reconnection) brings every step's events (`step_events`, protocol 2), so a page
+// arriving mid-game tells the game from its start; each step after adds its own. Kept in
 // localStorage (a reload or a new tab of the same table keeps it) for the 10 tables seen last.
 // A new step's events are announced to screen readers.
 
@@ -34,14 +36,22 @@ export function createLog({ ctx, plugin, tableId }) {
   const node = el("section", { class: "panel log-panel", "aria-labelledby": "log-title" });
   let log = keptFor(tableId);
 
-  /** The events of a state newer than the log's last: added, stored and returned. */
+  /** The events of a state newer than the log's last: added, stored and returned. A whole
+   * state's history replaces the log (it is the game's own). */
   function record(message) {
     const view = message?.view;
     if (!view) return [];
     const lastVersion = log.length ? log[log.length - 1].v : -1;
-    if (message.version <= lastVersion) return [];
-    const fresh = (view.events || []).map((event) => ({ v: message.version, e: event }));
-    log.push(...fresh);
+    let fresh;
+    if (Array.isArray(message.step_events)) {
+      const history = message.step_events.flatMap((events, i) => events.map((event) => ({ v: i + 1, e: event })));
+      if (history.length || !log.length) log = history;
+      fresh = history.filter((entry) => entry.v > lastVersion);
+    } else {
+      if (message.version <= lastVersion) return [];
+      fresh = (view.events || []).map((event) => ({ v: message.version, e: event }));
+      log.push(...fresh);
+    }
     if (log.length > LIMIT) log = log.slice(-LIMIT);
     try {
       localStorage.setItem(`marsdice.log.${tableId}`, JSON.stringify(log));

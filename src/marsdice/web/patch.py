@@ -1,0 +1,159 @@
+"""What changed in a view, as a JSON Patch (RFC 6902), so that a play message stays the
+size of the change and not of the game (``docs/protocol.md``, protocol 2).
+
+Only three operations are made: ``add`` and ``remove`` of an object member, ``replace`` of
+a value; in an array, its elements by index when at most half of them changed, ``add`` at
+its end (``/-``) when it grew and ``remove`` of its last elements when it shrank (the rest
+kept), else the whole array; ``""`` is the whole document. JSON Patch rather than JSON
+Merge Patch (RFC 7386) because a view holds nulls (``next_seat``, ``placings``), which a
+merge patch cannot set."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Final
+
+import orjson
+
+#: one operation: {"op": "add" | "remove" | "replace", "path": POINTER, "value"?: JSON}
+Operation = dict[str, Any]
+
+_OPS: Final = frozenset({"add", "remove", "replace"})
+#: a change of fewer operations is never longer than the value it changes, near enough
+_WORTH_WEIGHING: Final = 3
+
+
+class PatchError(ValueError):
+    """A patch that does not fit the document it was applied to (the client diverged)."""
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as JSON: unlike ``==``, ``True`` is not ``1``; a tuple is an array."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict):
+        return (
+            isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(same(value, b[key]) for key, value in a.items())
+        )
+    if isinstance(a, list | tuple):
+        return (
+            isinstance(b, list | tuple)
+            and len(a) == len(b)
+            and all(same(x, y) for x, y in zip(a, b, strict=True))
+        )
+    return not isinstance(b, dict | list | tuple) and a == b
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def diff(old: Any, new: Any, path: str = "") -> list[Operation]:
+    """The operations that turn ``old`` into ``new``: objects member by member, arrays as
+    the module says, and any object or array whose operations would be longer than
+    itself replaced whole."""
+    ops = _diff(old, new, path)
+    if len(ops) >= _WORTH_WEIGHING and isinstance(new, dict | list | tuple):
+        whole: list[Operation] = [{"op": "replace", "path": path, "value": new}]
+        if len(orjson.dumps(whole)) < len(orjson.dumps(ops)):
+            return whole
+    return ops
+
+
+def _diff(old: Any, new: Any, path: str) -> list[Operation]:
+    if isinstance(old, dict) and isinstance(new, dict):
+        ops: list[Operation] = [
+            {"op": "remove", "path": f"{path}/{_escape(key)}"} for key in old if key not in new
+        ]
+        for key, value in new.items():
+            where = f"{path}/{_escape(key)}"
+            if key not in old:
+                ops.append({"op": "add", "path": where, "value": value})
+            elif not same(old[key], value):
+                ops.extend(diff(old[key], value, where))
+        return ops
+    if isinstance(old, list | tuple) and isinstance(new, list | tuple) and old and new:
+        kept = min(len(old), len(new))
+        changed = [i for i in range(kept) if not same(old[i], new[i])]
+        if 2 * len(changed) <= kept:
+            ops = [op for i in changed for op in diff(old[i], new[i], f"{path}/{i}")]
+            ops.extend({"op": "add", "path": f"{path}/-", "value": x} for x in new[kept:])
+            ops.extend(
+                {"op": "remove", "path": f"{path}/{i}"} for i in range(len(old) - 1, kept - 1, -1)
+            )
+            return ops
+    if same(old, new):
+        return []
+    return [{"op": "replace", "path": path, "value": new}]
+
+
+def apply(document: Any, ops: list[Operation]) -> Any:
+    """``document`` with ``ops`` applied (a new document; ``document`` is left as it was).
+    :class:`PatchError` when an operation does not fit."""
+    for op in ops:
+        if not isinstance(op, dict) or op.get("op") not in _OPS or "path" not in op:
+            raise PatchError(f"not an operation this protocol makes: {op!r}")
+        kind, path = op["op"], op["path"]
+        if kind != "remove" and "value" not in op:
+            raise PatchError(f"{kind} {path!r} carries no value")
+        if path == "":
+            if kind != "replace":
+                raise PatchError(f"{kind} of the whole document")
+            document = copy.deepcopy(op["value"])
+            continue
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise PatchError(f"not a JSON pointer: {path!r}")
+        tokens = [_unescape(token) for token in path[1:].split("/")]
+        document = _applied(document, tokens, kind, op.get("value"), path)
+    return document
+
+
+def _applied(node: Any, tokens: list[str], kind: str, value: Any, path: str) -> Any:
+    """A copy of ``node`` with the operation done at ``tokens`` (an array's element is
+    only replaced, or passed through)."""
+    if isinstance(node, list):
+        items = list(node)
+        if len(tokens) == 1 and kind == "add":
+            at = len(node) if tokens[0] == "-" else _index(tokens[0], len(node) + 1, path)
+            items.insert(at, copy.deepcopy(value))
+            return items
+        index = _index(tokens[0], len(node), path)
+        if len(tokens) > 1:
+            items[index] = _applied(node[index], tokens[1:], kind, value, path)
+        elif kind == "remove":
+            del items[index]
+        else:
+            items[index] = copy.deepcopy(value)
+        return items
+    if not isinstance(node, dict):
+        raise PatchError(f"{path!r}: not an object or array on the way")
+    out = dict(node)
+    key = tokens[0]
+    if len(tokens) > 1:
+        if key not in node:
+            raise PatchError(f"{path!r}: no member {key!r}")
+        out[key] = _applied(node[key], tokens[1:], kind, value, path)
+    elif kind == "add":
+        out[key] = copy.deepcopy(value)
+    elif key not in node:
+        raise PatchError(f"{path!r}: no member {key!r} to {kind}")
+    elif kind == "remove":
+        del out[key]
+    else:
+        out[key] = copy.deepcopy(value)
+    return out
+
+
+def _index(token: str, size: int, path: str) -> int:
+    if not token.isdigit() or (token != "0" and token.startswith("0")):
+        raise PatchError(f"{path!r}: {token!r} is not an array index")
+    index = int(token)
+    if index >= size:
+        raise PatchError(f"{path!r}: index {index} is past the array's end")
+    return index
