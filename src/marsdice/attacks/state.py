@@ -30,7 +30,6 @@ probabilities. Each step's :attr:`State.events` say what it did. See ``docs/rule
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cache
@@ -90,6 +89,7 @@ from marsdice.attacks.variant import (
     Variant,
 )
 from marsdice.core.dice import Counts, dice_outcomes, roll_dice
+from marsdice.core.drafts import Drafts
 from marsdice.core.errors import IllegalActionError
 from marsdice.core.game import CHANCE, TERMINAL, Event
 from marsdice.core.game import Action as AnyAction
@@ -798,10 +798,9 @@ def _token_on(tokens: Tokens, card: int) -> int:
 
 # -- drafts: one copy per step, changed in place before anyone sees it --
 
+_DRAFTS: Final = Drafts(State)
 _FIELDS: Final = tuple(f.name for f in fields(State))
-_SETTERS: Final[dict[str, Callable[[State, Any], None]]] = {
-    name: getattr(State, name).__set__ for name in _FIELDS
-}
+_SETTERS: Final = _DRAFTS.setters
 _SET_EVENTS: Final = _SETTERS["events"]
 _SET_TURN_EVENTS: Final = _SETTERS["turn_events"]
 _SET_PHASE: Final = _SETTERS["phase"]
@@ -821,26 +820,5 @@ _FRESH_TURN: Final = tuple(
 )  # fmt: skip
 
 
-def _copier() -> Callable[[State], State]:
-    """A function copying a state's fields into a new one, written out field by field as
-    ``dataclasses`` writes ``__init__`` (a loop over the fields cost twice as much)."""
-    lines = "".join(f"    set_{name}(copy, state.{name})\n" for name in _FIELDS)
-    source = f"def copy_state(state):\n    copy = new(State)\n{lines}    return copy\n"
-    scope: dict[str, Any] = {"new": object.__new__, "State": State}
-    scope.update((f"set_{name}", put) for name, put in _SETTERS.items())
-    exec(source, scope)
-    copy_state: Callable[[State], State] = scope["copy_state"]
-    return copy_state
-
-
-_copy_state: Final = _copier()
-
-
-def _draft(state: State, **changes: Any) -> State:
-    """A copy of ``state`` for one step to change in place (the slots set directly, as
-    ``__init__`` would): it is handed out only when the step is done, and then never
-    changes. Equal to the state a chain of ``dataclasses.replace`` calls would build."""
-    draft = _copy_state(state)
-    for name, value in changes.items():
-        _SETTERS[name](draft, value)
-    return draft
+#: one copy of a state per step, changed in place until it is handed out
+_draft: Final = _DRAFTS.draft

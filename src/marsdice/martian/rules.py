@@ -17,7 +17,6 @@ one allowed face type, then stops or rolls again. See ``docs/rules-martian.md``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -25,6 +24,7 @@ from functools import cache, lru_cache
 from typing import Any, Final
 
 from marsdice.core.dice import Counts, dice_outcomes, face_weights, parse_roll, roll_dice, roll_text
+from marsdice.core.drafts import Drafts
 from marsdice.core.errors import ActionParseError, IllegalActionError, VariantError
 from marsdice.core.game import CHANCE, TERMINAL, Event
 from marsdice.core.game import Action as GameAction
@@ -601,34 +601,12 @@ def _bump(values: tuple[int, ...], index: int, by: int) -> tuple[int, ...]:
 
 # -- drafts: one copy per step, changed in place before anyone sees it --
 
+_DRAFTS: Final = Drafts(State)
 _FIELDS: Final = tuple(f.name for f in fields(State))
-_SETTERS: Final[dict[str, Callable[[State, Any], None]]] = {
-    name: getattr(State, name).__set__ for name in _FIELDS
-}
+_SETTERS: Final = _DRAFTS.setters
 _SET_EVENTS: Final = _SETTERS["events"]
 _SET_PHASE: Final = _SETTERS["phase"]
 
 
-def _copier() -> Callable[[State], State]:
-    """A function copying a state's fields into a new one, written out field by field as
-    ``dataclasses`` writes ``__init__`` (a loop over the fields cost twice as much)."""
-    lines = "".join(f"    set_{name}(copy, state.{name})\n" for name in _FIELDS)
-    source = f"def copy_state(state):\n    copy = new(State)\n{lines}    return copy\n"
-    scope: dict[str, Any] = {"new": object.__new__, "State": State}
-    scope.update((f"set_{name}", put) for name, put in _SETTERS.items())
-    exec(source, scope)
-    copy_state: Callable[[State], State] = scope["copy_state"]
-    return copy_state
-
-
-_copy_state: Final = _copier()
-
-
-def _draft(state: State, **changes: Any) -> State:
-    """A copy of ``state`` for one step to change in place (the slots set directly, as
-    ``__init__`` would): it is handed out only when the step is done, and then never
-    changes. Equal to the state a chain of ``dataclasses.replace`` calls would build."""
-    draft = _copy_state(state)
-    for name, value in changes.items():
-        _SETTERS[name](draft, value)
-    return draft
+#: one copy of a state per step, changed in place until it is handed out
+_draft: Final = _DRAFTS.draft
