@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+import wsconn
 from marsdice.core.game import Game, GameState
 from marsdice.games import get_game
 from marsdice.martian import Face, Roll, Take, Variant, new_game
@@ -163,18 +164,7 @@ def client(db: Database) -> Iterator[TestClient]:
         yield test_client
 
 
-class Conn:
-    def __init__(self, stack: ExitStack, client: TestClient, table_id: str, token: str | None):
-        self.ws = stack.enter_context(client.websocket_connect(f"/ws/tables/{table_id}"))
-        self.ws.send_text(json.dumps({"type": "hello", "token": token}))
-        self.state = self.receive()
-
-    def receive(self) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(self.ws.receive_text())
-        assert message["type"] == "state", message
-        self.state = message
-        return message
-
+class Conn(wsconn.Conn):
     def until_a_person_acts(self) -> dict[str, Any]:
         while self.state["view"] is None or self.state["view"]["current_player"] == CHANCE:
             self.receive()

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+import wsconn
 from marsdice.bots.registry import make_bot
 from marsdice.core.game import GameState
 from marsdice.games import all_games, bot_spec, get_game, registration
@@ -173,18 +174,7 @@ def heavy_app(db: Database, hold: Path, **limits: Any) -> Any:
     return app
 
 
-class Conn:
-    def __init__(self, stack: ExitStack, client: TestClient, table_id: str, token: str | None):
-        self.ws = stack.enter_context(client.websocket_connect(f"/ws/tables/{table_id}"))
-        self.ws.send_text(json.dumps({"type": "hello", "token": token}))
-        self.state = self.receive()
-
-    def receive(self) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(self.ws.receive_text())
-        assert message["type"] == "state", message
-        self.state = message
-        return message
-
+class Conn(wsconn.Conn):
     def until(self, check: Any, limit: int = 2000) -> dict[str, Any]:
         while not check(self.state):
             limit -= 1
