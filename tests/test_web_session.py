@@ -104,9 +104,12 @@ def test_a_table_with_work_left_keeps_its_session(db: Database) -> None:
     run(scenario)
 
 
-def test_a_step_the_database_refuses_leaves_the_game_as_it_was(db: Database) -> None:
+def test_a_step_the_database_refuses_is_never_played_and_the_game_catches_up(
+    db: Database,
+) -> None:
     """Stored before anyone hears of it: a step another writer stored first on the same
-    version is refused, and the hub's game stays on the version it had."""
+    version is refused, and the hub's game takes the stored step instead (read back at once,
+    since the play path reads nothing otherwise), never its own."""
     table_id = started(db, [HUMAN, HUMAN], {})
 
     async def scenario() -> None:
@@ -120,9 +123,11 @@ def test_a_step_the_database_refuses_leaves_the_game_as_it_was(db: Database) -> 
             first = other.state.sample_chance(other_rng)
             step = other.next_step(first, actor="chance", seat=None, counter=other_rng.counter)
             tables.append_step(db, table_id, step, finishes=False)
+            assert await hub.live(table_id, catch_up=False) is live  # nothing read
+            assert live.version == 0
             rng = live.rng()
             action = live.state.sample_chance(random.Random(9))
-            start, counter, table = live.state, live.counter, live.table
+            start = live.state
             with pytest.raises(ProtocolError) as refused:
                 await hub._store(
                     live,
@@ -133,14 +138,9 @@ def test_a_step_the_database_refuses_leaves_the_game_as_it_was(db: Database) -> 
                     counter=rng.counter,
                 )
             assert refused.value.code == "stale_version"
-            assert (live.version, live.state, live.counter, live.table) == (
-                0,
-                start,
-                counter,
-                table,
-            )
-            caught_up = await hub.live(table_id)  # reads the other writer's step
-            assert caught_up is live and live.moves() == [step.action]
+            assert refused.value.version == 1
+            assert live.moves() == [step.action]  # the other writer's step, not ours
+            assert live.state == start.apply(first) and live.counter == other_rng.counter
         await hub.close()
 
     run(scenario)

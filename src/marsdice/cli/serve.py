@@ -25,6 +25,10 @@ LOG_LEVELS: Final = ("critical", "error", "warning", "info", "debug")
 #: frames above this are refused by uvicorn itself; the protocol's own limit (4 KiB) answers
 #: smaller oversized messages with an error
 WS_MAX_BYTES: Final = 64 * 1024
+#: seconds between the server's WebSocket pings: under the 60 s a proxy commonly lets a
+#: silent connection live (nginx's ``proxy_read_timeout``), and each ping costs the server a
+#: little CPU per connection (``docs/deploy.md``, idle tables)
+WS_PING_SECONDS: Final = 50.0
 
 
 class WebExtraMissing(MarsDiceError):
@@ -107,6 +111,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long a seated person may be disconnected before a bot plays for them "
         "(they take the seat back by reconnecting); 0: never",
+    )
+    parser.add_argument(
+        "--ws-ping",
+        type=non_negative_float,
+        default=WS_PING_SECONDS,
+        metavar="SECONDS",
+        help="seconds between the server's keep-alive pings on each WebSocket (a connection "
+        "that does not answer within 20 s is closed); 0: no pings",
     )
     parser.add_argument(
         "--stand-in",
@@ -209,6 +221,8 @@ def run(args: argparse.Namespace) -> int:
             log_level=args.log_level,
             log_config=None,  # configured above, without closing others' handlers
             ws_max_size=WS_MAX_BYTES,
+            ws_ping_interval=args.ws_ping or None,
+            ws_ping_timeout=20.0,
             server_header=False,
             timeout_graceful_shutdown=10,
         )

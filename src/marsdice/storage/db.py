@@ -217,3 +217,9 @@ class Database:
     @property
     def dialect(self) -> str:
         return self.engine.dialect.name
+
+    @property
+    def local(self) -> bool:
+        """Whether the database is a file of this machine (SQLite), which a call reaches in
+        microseconds, rather than a server over the network."""
+        return self.dialect == "sqlite"

@@ -7,17 +7,19 @@ writes the row and changes nothing it is given)."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import hmac
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, Final, Literal, get_args
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection, Dialect, bindparam, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from marsdice.core.errors import MarsDiceError, VariantError
 from marsdice.core.game import JSON
@@ -537,35 +539,144 @@ def append_step(
     One insert and one update (the version, the time, the status), nothing read back: the
     update returns the row (``RETURNING``); a caller that gives the ``table`` it holds (read
     at any time since the start: nothing else of a started table changes) gets it back with
-    only the seats, status and version returned (no decoding of the rest). Only the
-    database changes: the caller extends its own game with the step."""
+    only the seats, status and version returned (no decoding of the rest), through the
+    driver itself (:class:`_StepWriter`: the server's hot path). Only the database changes:
+    the caller extends its own game with the step."""
     now = utcnow()
+    if table is not None:
+        seats, status, version = _step_writer(db.engine.dialect).append(
+            db, table_id, step, finishes=finishes, now=now
+        )
+        return replace(
+            table,
+            seats=tuple(Seat.from_row(seat) for seat in seats),
+            status=status,
+            updated_at=now,
+            version=version,
+        )
     try:
         with db.writing() as connection:
-            connection.execute(
-                _INSERT_STEP,
-                {
-                    "table_id": table_id,
-                    "seq": step.seq,
-                    "action": step.action,
-                    "actor": step.actor,
-                    "seat": step.seat,
-                    "rng_counter": step.rng_counter,
-                    "created_at": now,
-                },
-            )
-            returning = _RETURNING[finishes, table is None]
+            connection.execute(_INSERT_STEP, _step_row(table_id, step, now))
+            returning = _RETURNING[finishes, True]
             row = connection.execute(returning, {"p_table": table_id, "p_now": now}).one_or_none()
             if row is None:
                 raise NotFoundError(f"no table {table_id!r}")
     except IntegrityError as error:
-        raise StaleVersionError(
-            f"step {step.seq} of table {table_id} was stored by another writer"
-        ) from error
-    if table is None:
-        return TableData.of(row)
-    seats = tuple(Seat.from_row(seat) for seat in row.seats)
-    return replace(table, seats=seats, status=row.status, updated_at=now, version=row.version)
+        raise _stale(table_id, step) from error
+    return TableData.of(row)
+
+
+_STEP_COLUMNS: Final = ("table_id", "seq", "action", "actor", "seat", "rng_counter", "created_at")
+
+
+def _step_row(table_id: str, step: StoredStep, now: datetime) -> dict[str, Any]:
+    return {
+        "table_id": table_id,
+        "seq": step.seq,
+        "action": step.action,
+        "actor": step.actor,
+        "seat": step.seat,
+        "rng_counter": step.rng_counter,
+        "created_at": now,
+    }
+
+
+def _stale(table_id: str, step: StoredStep) -> StaleVersionError:
+    return StaleVersionError(f"step {step.seq} of table {table_id} was stored by another writer")
+
+
+class _StepWriter:
+    """:func:`append_step`'s two statements, compiled once per dialect by SQLAlchemy from
+    the same Core statements, and run on the driver's connection: SQLAlchemy's execution of
+    a compiled statement (cache key, parameters, result metadata, events) costs several times
+    what the database does for one row. The columns' own types convert the values both ways
+    (the time as SQLAlchemy stores it, the seats' JSON), so the rows are the ones the Core
+    path writes; driver errors come out as SQLAlchemy's (:class:`sqlalchemy.exc.DBAPIError`)."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.sqlite = dialect.name == "sqlite"
+        self.dbapi = dialect.loaded_dbapi
+        self.insert = _Compiled(_INSERT_STEP.inline(), dialect, _STEP_COLUMNS)
+        self.advance = {
+            finishes: _Compiled(_RETURNING[finishes, False], dialect) for finishes in (False, True)
+        }
+        seats_type = TABLES.c.seats.type.dialect_impl(dialect)
+        processor = seats_type.result_processor(dialect, None)
+        self.seats: Callable[[Any], Any] = processor if processor is not None else _as_is
+
+    def append(
+        self, db: Database, table_id: str, step: StoredStep, *, finishes: bool, now: datetime
+    ) -> tuple[list[dict[str, Any]], str, int]:
+        """Store the step; the table's seats, status and version after it."""
+        advance = self.advance[finishes]
+        raw = db.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            statement, params = self.insert.sql, self.insert.params(_step_row(table_id, step, now))
+            try:
+                if self.sqlite:
+                    cursor.execute("BEGIN IMMEDIATE")  # the write lock first, as writing() takes it
+                cursor.execute(statement, params)
+                statement, params = advance.sql, advance.params({"p_table": table_id, "p_now": now})
+                cursor.execute(statement, params)
+                row = cursor.fetchone()
+                if row is None:
+                    raise NotFoundError(f"no table {table_id!r}")
+                raw.commit()
+            except BaseException as error:
+                with contextlib.suppress(Exception):
+                    raw.rollback()
+                if isinstance(error, self.dbapi.IntegrityError):
+                    raise _stale(table_id, step) from error
+                if isinstance(error, self.dbapi.Error):
+                    raise DBAPIError.instance(statement, params, error, self.dbapi.Error) from error
+                raise
+            finally:
+                cursor.close()
+        finally:
+            raw.close()
+        version, status, seats = row
+        return list(self.seats(seats)), str(status), int(version)
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+class _Compiled:
+    """One Core statement as the driver takes it: its SQL text and how to turn named values
+    into the driver's parameters (positional or named, each converted by its bind's type,
+    the statement's own literals filled in)."""
+
+    def __init__(
+        self, statement: Any, dialect: Dialect, column_keys: Sequence[str] | None = None
+    ) -> None:
+        compiled = statement.compile(dialect=dialect, column_keys=column_keys)
+        self.sql: str = compiled.string
+        self.positional = bool(compiled.positional)
+        types = {name: bind.type for bind, name in compiled.bind_names.items()}
+        self.keys: list[str] = list(compiled.positiontup or []) if self.positional else list(types)
+        self.literals = {key: value for key, value in compiled.params.items() if value is not None}
+        self.processors: dict[str, Any] = {}
+        for key in self.keys:
+            processor = types[key].dialect_impl(dialect).bind_processor(dialect)
+            if processor is not None:
+                self.processors[key] = processor
+
+    def params(self, values: Mapping[str, Any]) -> Any:
+        merged = {**self.literals, **values}
+        converted = {
+            key: self.processors[key](merged[key]) if key in self.processors else merged[key]
+            for key in self.keys
+        }
+        if self.positional:
+            return tuple(converted[key] for key in self.keys)
+        return converted
+
+
+@functools.lru_cache(maxsize=8)
+def _step_writer(dialect: Dialect) -> _StepWriter:
+    return _StepWriter(dialect)
 
 
 def running_ids(db: Database) -> list[str]:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
-from typing import Any, Final
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Final, TypeVar
 
 from marsdice.bots import Bot
 from marsdice.bots.registry import make_bot
@@ -39,6 +40,7 @@ __all__ = ["Client", "Hub", "ProtocolError", "Send"]
 log: Final = logging.getLogger("marsdice.web")
 #: the ``state`` fields of :meth:`Hub.state_notes`, left out when at their default
 STATE_NOTES: Final = frozenset({"advice_pending", "advice_missing", "fallback"})
+_T = TypeVar("_T")
 #: how many tables' creators the hub remembers (for the solve pool's per-client budget)
 CREATORS_KEPT: Final = 10_000
 
@@ -128,21 +130,28 @@ class Hub:
 
     # -- state --
 
-    async def live(self, table_id: str) -> Live | None:
+    async def live(self, table_id: str, *, catch_up: bool = True) -> Live | None:
         """The table's game, up to date with the database: the cached one extended by the
         steps another process stored meanwhile (each sent to this process's clients, in
-        order, so that nobody misses one), or rebuilt from the log. Call under the lock."""
+        order, so that nobody misses one), or rebuilt from the log. Call under the lock.
+
+        The play path passes ``catch_up=False``: it reads nothing when the game is cached and
+        nothing says it is behind. Only this process stores steps for the tables it plays
+        unless another process's news (or the sweep) says otherwise, and a step stored by
+        another writer first makes the store refuse ours (the log's unique key), which marks
+        the game behind (:attr:`TableSession.behind`) and catches it up."""
         session = self._session(table_id)
         cached = session.live
         if cached is None:
-            live = await asyncio.to_thread(load_live, self.db, table_id)
+            live = await self._database(load_live, self.db, table_id)
             if live is not None:
                 session.live = live
                 self._saw(table_id, live.version)
             return live
-        table, steps = await asyncio.to_thread(
-            tables.steps_after, self.db, table_id, cached.version
-        )
+        if not (catch_up or session.behind):
+            return cached
+        session.behind = False
+        table, steps = await self._database(tables.steps_after, self.db, table_id, cached.version)
         cached.table = table
         for step in steps:
             cached.extend(step)
@@ -247,7 +256,7 @@ class Hub:
                 return
             if info.away == away:
                 return
-            table = await asyncio.to_thread(tables.set_away, self.db, table_id, seat, away)
+            table = await self._database(tables.set_away, self.db, table_id, seat, away)
             await self._refreshed(session, table)
         await self.cluster.publish(table_id, "table")
         if away:
@@ -299,7 +308,16 @@ class Hub:
                 await self.set_away(client.table_id, seat, False)
 
     async def _table(self, table_id: str) -> TableData:
-        return await asyncio.to_thread(tables.get_table, self.db, table_id)
+        return await self._database(tables.get_table, self.db, table_id)
+
+    async def _database(self, call: Callable[..., _T], *args: Any) -> _T:
+        """A storage call from the event loop: in place on SQLite (a local file: a step's
+        write takes tens of microseconds, less than a hop to a thread and back, and every
+        writer takes the file's lock in turn anyway), in a thread on PostgreSQL (a round
+        trip over the network, during which the loop serves others)."""
+        if self.db.local:
+            return call(*args)
+        return await asyncio.to_thread(call, *args)
 
     async def sync(self, client: Client, version: int) -> None:
         """Protocol 2: the client holds ``version`` and saw a gap: the steps since, or the
@@ -507,7 +525,7 @@ class Hub:
         sent to everyone; any failure raises :class:`ProtocolError` and changes nothing."""
         began = time.perf_counter()
         async with self.lock(table_id) as session:
-            live = await self.live(table_id)
+            live = await self.live(table_id, catch_up=False)
             if live is None:
                 raise ProtocolError("not_started", "the game has not started: seats are open")
             if live.state.is_terminal:
@@ -549,16 +567,20 @@ class Hub:
             action, actor=actor, seat=seat, counter=live.counter if counter is None else counter
         )
         try:
-            table = await asyncio.to_thread(
-                tables.append_step,
+            table = await self._database(
+                functools.partial(
+                    tables.append_step,
+                    finishes=after.is_terminal,
+                    table=live.table,  # (only the seats, status and version come back)
+                ),
                 self.db,
                 live.table.id,
                 step,
-                finishes=after.is_terminal,
-                table=live.table,  # (only the seats, status and version come back)
             )
-        except StaleVersionError as error:  # the cache stays right: live() catches it up
-            raise ProtocolError("stale_version", str(error)) from None
+        except StaleVersionError as error:  # another writer was first: catch up, then say so
+            self._session(live.table.id).behind = True
+            await self.live(live.table.id)
+            raise ProtocolError("stale_version", str(error), live.version) from None
         live.played(step, action, after, table)
         self._saw(live.table.id, live.version)
         self.metrics.steps.labels(actor=actor).inc()
@@ -622,7 +644,7 @@ class Hub:
         node, a bot's move at its turn. False when a person is to act (or the game has not
         started), None when the game is over."""
         async with self.lock(table_id) as session:
-            live = await self.live(table_id)
+            live = await self.live(table_id, catch_up=False)
             if live is None:
                 return False
             if live.state.is_terminal:
@@ -644,7 +666,7 @@ class Hub:
         if self.bot_delay > 0:
             await asyncio.sleep(self.bot_delay)
         async with self.lock(table_id) as session:
-            live = await self.live(table_id)
+            live = await self.live(table_id, catch_up=False)
             if live is None or live.version != version or not live.table.seats[seat].plays_itself:
                 return True  # someone moved or came back meanwhile: look again
             action, fallback = await self._decide(session, live, seat)

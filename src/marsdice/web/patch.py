@@ -28,25 +28,53 @@ class PatchError(ValueError):
 
 
 def same(a: Any, b: Any) -> bool:
-    """Equal as JSON: unlike ``==``, ``True`` is not ``1``; a tuple is an array."""
+    """Equal as JSON: unlike ``==``, ``True`` is not ``1``; a tuple is an array; an object's
+    members in any order. Compared as their encodings with sorted keys (in C: the diff asks
+    this of every member), so a number is also the same only as the same literal (``1`` is not
+    ``1.0``: a patch that replaces it is still right)."""
+    if a is b:
+        return True
+    try:
+        return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+            b, option=orjson.OPT_SORT_KEYS
+        )
+    except TypeError:  # not JSON as orjson writes it: compare as Python values
+        return _same_values(a, b)
+
+
+def _same_values(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, dict):
         return (
             isinstance(b, dict)
             and a.keys() == b.keys()
-            and all(same(value, b[key]) for key, value in a.items())
+            and all(_same_values(value, b[key]) for key, value in a.items())
         )
     if isinstance(a, list | tuple):
         return (
             isinstance(b, list | tuple)
             and len(a) == len(b)
-            and all(same(x, y) for x, y in zip(a, b, strict=True))
+            and all(_same_values(x, y) for x, y in zip(a, b, strict=True))
         )
     return not isinstance(b, dict | list | tuple) and a == b
 
 
+def _unchanged(a: Any, b: Any) -> bool:
+    """The diff's quick test: the same object, or the same encoding as built (equal
+    encodings are equal JSON; the views are built in one order, so equal views encode
+    alike, and :func:`same`'s sorting is not needed to find what did not change)."""
+    if a is b:
+        return True
+    try:
+        return orjson.dumps(a) == orjson.dumps(b)
+    except TypeError:
+        return _same_values(a, b)
+
+
 def _escape(key: str) -> str:
+    if "~" not in key and "/" not in key:
+        return key
     return key.replace("~", "~0").replace("/", "~1")
 
 
@@ -72,15 +100,14 @@ def _diff(old: Any, new: Any, path: str) -> list[Operation]:
             {"op": "remove", "path": f"{path}/{_escape(key)}"} for key in old if key not in new
         ]
         for key, value in new.items():
-            where = f"{path}/{_escape(key)}"
             if key not in old:
-                ops.append({"op": "add", "path": where, "value": value})
-            elif not same(old[key], value):
-                ops.extend(diff(old[key], value, where))
+                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+            elif not _unchanged(old[key], value):
+                ops.extend(diff(old[key], value, f"{path}/{_escape(key)}"))
         return ops
     if isinstance(old, list | tuple) and isinstance(new, list | tuple) and old and new:
         kept = min(len(old), len(new))
-        changed = [i for i in range(kept) if not same(old[i], new[i])]
+        changed = [i for i in range(kept) if not _unchanged(old[i], new[i])]
         if 2 * len(changed) <= kept:
             ops = [op for i in changed for op in diff(old[i], new[i], f"{path}/{i}")]
             ops.extend({"op": "add", "path": f"{path}/-", "value": x} for x in new[kept:])
@@ -88,7 +115,7 @@ def _diff(old: Any, new: Any, path: str) -> list[Operation]:
                 {"op": "remove", "path": f"{path}/{i}"} for i in range(len(old) - 1, kept - 1, -1)
             )
             return ops
-    if same(old, new):
+    if _unchanged(old, new):
         return []
     return [{"op": "replace", "path": path, "value": new}]
 

@@ -68,6 +68,9 @@ class TableSession:
     logs: dict[int | None, list[str]] = field(default_factory=dict)
     #: the table row last described and its public form (a new row: described again)
     described: tuple[TableData, dict[str, Any]] | None = None
+    #: the database may hold steps :attr:`live` lacks (another writer stored one first):
+    #: the next :meth:`Hub.live` reads them
+    behind: bool = False
 
     @contextlib.asynccontextmanager
     async def locked(self) -> AsyncIterator[None]:
