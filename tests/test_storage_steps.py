@@ -85,10 +85,15 @@ def test_a_step_is_one_insert_and_one_update_and_nothing_read_back(
     table = tables.get_table(db, table_id) if held else None
     with statements(db) as sent:
         after = tables.append_step(db, table_id, step(0), finishes=False, table=table)
-    verbs = [s.split()[0] for s in sent if s.split()[0] in ("SELECT", "INSERT", "UPDATE")]
-    assert verbs == ["INSERT", "UPDATE"], sent
-    sent = [s for s in sent if s.split()[0] in ("INSERT", "UPDATE")]
-    assert sent[0].startswith("INSERT INTO md_steps") and sent[1].startswith("UPDATE md_tables")
+    queries = [s for s in sent if s.split()[0] in ("SELECT", "INSERT", "UPDATE", "WITH")]
+    if held and db.dialect == "postgresql":  # one statement: the insert inside the update's WITH
+        assert len(queries) == 1, sent
+        assert queries[0].startswith("WITH new_step AS (INSERT INTO md_steps")
+        assert ") UPDATE md_tables" in queries[0] and "SELECT" not in queries[0]
+    else:
+        assert [s.split()[0] for s in queries] == ["INSERT", "UPDATE"], sent
+        assert queries[0].startswith("INSERT INTO md_steps")
+        assert queries[1].startswith("UPDATE md_tables")
     assert after == tables.get_table(db, table_id)
     assert after.version == 1
 

@@ -600,6 +600,16 @@ class _StepWriter:
         self.advance = {
             finishes: _Compiled(_RETURNING[finishes, False], dialect) for finishes in (False, True)
         }
+        #: PostgreSQL: both in one statement (the insert as a data-modifying ``WITH``), run on
+        #: its own as one transaction: one round trip instead of four (begin, insert, update,
+        #: commit); the insert failing fails the statement, so nothing changes
+        new_step = insert(STEPS).values({key: bindparam(key) for key in _STEP_COLUMNS})
+        self.together = {
+            finishes: _Compiled(
+                _RETURNING[finishes, False].add_cte(new_step.cte("new_step")), dialect
+            )
+            for finishes in (False, True)
+        }
         seats_type = TABLES.c.seats.type.dialect_impl(dialect)
         processor = seats_type.result_processor(dialect, None)
         self.seats: Callable[[Any], Any] = processor if processor is not None else _as_is
@@ -608,21 +618,33 @@ class _StepWriter:
         self, db: Database, table_id: str, step: StoredStep, *, finishes: bool, now: datetime
     ) -> tuple[list[dict[str, Any]], str, int]:
         """Store the step; the table's seats, status and version after it."""
-        advance = self.advance[finishes]
+        values = _step_row(table_id, step, now) | {"p_table": table_id, "p_now": now}
         raw = db.engine.raw_connection()
+        driver: Any = raw.dbapi_connection
         try:
             cursor = raw.cursor()
-            statement, params = self.insert.sql, self.insert.params(_step_row(table_id, step, now))
             try:
                 if self.sqlite:
-                    cursor.execute("BEGIN IMMEDIATE")  # the write lock first, as writing() takes it
-                cursor.execute(statement, params)
-                statement, params = advance.sql, advance.params({"p_table": table_id, "p_now": now})
-                cursor.execute(statement, params)
+                    statement, params = "BEGIN IMMEDIATE", ()  # the write lock first
+                    cursor.execute(statement)
+                    statement, params = self.insert.sql, self.insert.params(values)
+                    cursor.execute(statement, params)
+                    advance = self.advance[finishes]
+                    statement, params = advance.sql, advance.params(values)
+                    cursor.execute(statement, params)
+                else:
+                    together = self.together[finishes]
+                    statement, params = together.sql, together.params(values)
+                    driver.autocommit = True
+                    try:
+                        cursor.execute(statement, params)
+                    finally:
+                        driver.autocommit = False
                 row = cursor.fetchone()
                 if row is None:
                     raise NotFoundError(f"no table {table_id!r}")
-                raw.commit()
+                if self.sqlite:
+                    raw.commit()
             except BaseException as error:
                 with contextlib.suppress(Exception):
                     raw.rollback()
