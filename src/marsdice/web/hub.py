@@ -15,7 +15,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from marsdice.bots import Bot
@@ -32,7 +32,7 @@ from marsdice.web.cluster import Cluster, NewsKind
 from marsdice.web.live import Live, load_live
 from marsdice.web.metrics import Metrics
 from marsdice.web.schemas import StateMessage
-from marsdice.web.session import Client, Send, TableSession
+from marsdice.web.session import Client, Held, Send, TableSession
 from marsdice.web.workers import SolvePool, SolveRefused, decide
 
 __all__ = ["Client", "Hub", "ProtocolError", "Send"]
@@ -116,13 +116,10 @@ class Hub:
         session = self._sessions.get(table_id)
         return session.clients if session is not None else set()
 
-    @contextlib.asynccontextmanager
-    async def lock(self, table_id: str) -> AsyncIterator[TableSession]:
+    def lock(self, table_id: str) -> Held:
         """The table's lock, counted while anyone holds or awaits it, so that
         :meth:`_release` never drops a session in use; yields the session."""
-        session = self._session(table_id)
-        async with session.locked():
-            yield session
+        return self._session(table_id).locked()
 
     def _saw(self, table_id: str, version: int) -> None:
         if self.cluster.distributed:  # (only the sweep reads it)

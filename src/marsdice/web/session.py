@@ -5,8 +5,7 @@ drops it in one step once nothing needs it (the database keeps the table)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +33,31 @@ class Client:
     #: news only when they change
     table_sent: dict[str, Any] | None = None
     guidance_sent: dict[str, Any] | None = None
+
+
+class Held:
+    """``async with session.locked()``: the session's lock, the session counted as in use
+    while the lock is awaited or held; yields the session. A class rather than a generator
+    (every step takes the lock once or twice)."""
+
+    __slots__ = ("session",)
+
+    def __init__(self, session: TableSession) -> None:
+        self.session = session
+
+    async def __aenter__(self) -> TableSession:
+        session = self.session
+        session.lock_users += 1
+        try:
+            await session.lock.acquire()
+        except BaseException:
+            session.lock_users -= 1
+            raise
+        return session
+
+    async def __aexit__(self, *_exc: object) -> None:
+        self.session.lock.release()
+        self.session.lock_users -= 1
 
 
 @dataclass(eq=False, slots=True)
@@ -72,15 +96,9 @@ class TableSession:
     #: the next :meth:`Hub.live` reads them
     behind: bool = False
 
-    @contextlib.asynccontextmanager
-    async def locked(self) -> AsyncIterator[None]:
+    def locked(self) -> Held:
         """Hold the lock, counted while awaited or held (see :meth:`idle`)."""
-        self.lock_users += 1
-        try:
-            async with self.lock:
-                yield
-        finally:
-            self.lock_users -= 1
+        return Held(self)
 
     # -- connections --
 
