@@ -2,21 +2,31 @@
 exact evaluations and seeded simulations of mixed lineups, and the leader's stop-or-roll
 threshold with a third player (a PNG under docs/).
 
-Run: .venv/bin/python bench/bench_exact3.py [solve|evaluate|simulate|plot|scale|all]
+Run: .venv/bin/python bench/bench_exact3.py [evaluate|simulate|plot|scale|all]
      [games per seat for simulate, default 6000]
+     .venv/bin/python bench/bench_exact3.py solve [players, default 3] [target, default 25]
+     [--no-reference]
 
-``solve`` measures a solve from scratch (no cache) in this process: run it alone for a clean
-maximum resident size. The other commands read the tables from the disk cache
-(``MARSDICE_CACHE_DIR`` or the user cache), solving them once if needed.
+``solve`` measures solves from scratch (no table cache), each in a fresh process: the
+compiled kernel with an empty numba cache (cold: the JIT compile counts in the wall time),
+again with that cache filled (warm), and the numpy reference in the same run (skip it with
+``--no-reference``: 21 minutes of CPU for 4 players). Times are wall and CPU (all threads);
+on a shared machine the CPU time is the steadier figure. The other commands read the tables
+from the disk cache (``MARSDICE_CACHE_DIR`` or the user cache), solving them once if needed.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from math import sqrt
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,19 +45,72 @@ from marsdice.solve.nplayer import (
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def solve() -> None:
+def solve(players: int = 3, target: int = 25, reference: bool = True) -> None:
+    """A solve from scratch (no table cache) in fresh processes: the compiled kernel with an
+    empty numba cache (cold: the JIT compile counts), again with that cache filled (warm),
+    and the numpy reference, each with the process's wall time and CPU time (all threads,
+    from the interpreter's start) and its peak resident size."""
+    with tempfile.TemporaryDirectory() as jit_cache:
+        runs = [("numba, cold JIT", "numba", jit_cache), ("numba, warm JIT", "numba", jit_cache)]
+        if reference:
+            runs.append(("numpy reference", "numpy", jit_cache))
+        results = {}
+        for label, kernel, cache in runs:
+            result = _child(players, target, kernel, cache)
+            results[label] = result
+            print(
+                f"{players} players, target {target}, 13 dice, {label}: "
+                f"{result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU, peak resident "
+                f"{result['peak']:.0f} MB (the solve call: {result['solve_wall']:.1f} s wall); "
+                f"{result['law']} law sweeps and {result['check']} checks for "
+                f"{players * target**players} open positions; {result['cycles']} scoreboards "
+                f"left in a best-response cycle (largest gain {result['gain']:.1e})",
+                flush=True,
+            )
+        print(
+            "win probability per seat from the opening:",
+            ", ".join(f"{p:.10f}" for p in results["numba, cold JIT"]["seats"]),
+        )
+        if reference:
+            fast, slow = results["numba, cold JIT"], results["numpy reference"]
+            print(
+                f"numpy / numba (cold): {slow['wall'] / fast['wall']:.1f}x wall, "
+                f"{slow['cpu'] / fast['cpu']:.1f}x CPU; largest difference of the seat values "
+                f"{max(abs(a - b) for a, b in zip(fast['seats'], slow['seats'], strict=True)):.1e}"
+            )
+
+
+def _child(players: int, target: int, kernel: str, jit_cache: str) -> dict[str, Any]:
+    """One solve in a fresh process; wall and CPU (every thread) of the whole process, from
+    its start (interpreter, imports, JIT compile or cache load, solve)."""
+    env = os.environ | {"MARSDICE_SOLVE_KERNEL": kernel, "NUMBA_CACHE_DIR": jit_cache}
+    command = [sys.executable, __file__, "_solve_once", str(players), str(target)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["wall"] = wall
+    result["cpu"] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return result
+
+
+def _solve_once(players: int, target: int) -> None:
+    """In a fresh process: the solve (with the JIT compile or cache load), timed."""
     stats = SolveStats()
-    start, cpu = time.perf_counter(), time.process_time()
-    table = _solve(3, 25, 13, None, stats)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"3 players, target 25, 13 dice: {wall:.1f} s wall, {cpu:.1f} s CPU, peak resident "
-        f"{peak:.0f} MB; {stats.law_positions} law sweeps and {stats.check_positions} checks "
-        f"for {3 * 25**3} open positions; {stats.cycles} scoreboards left in a best-response "
-        f"cycle (largest gain {stats.worst_gain:.1e})"
-    )
-    seats(table)
+    begun = time.perf_counter()
+    table = _solve(players, target, 13, None, stats)
+    result = {
+        "solve_wall": time.perf_counter() - begun,
+        "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "law": stats.law_positions,
+        "check": stats.check_positions,
+        "cycles": stats.cycles,
+        "gain": stats.worst_gain,
+        "seats": [float(p) for p in table.win_probabilities((0,) * players, 0)],
+    }
+    print(json.dumps(result))
 
 
 def seats(table: NPlayerTable) -> None:
@@ -170,8 +233,17 @@ def scale(players: int = 4, targets: tuple[int, ...] = (8, 10, 12)) -> None:
 
 def main() -> None:
     command = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if command == "_solve_once":
+        _solve_once(int(sys.argv[2]), int(sys.argv[3]))
+        return
+    if command == "solve":
+        rest = [a for a in sys.argv[2:] if not a.startswith("--")]
+        players = int(rest[0]) if rest else 3
+        target = int(rest[1]) if len(rest) > 1 else 25
+        solve(players, target, reference="--no-reference" not in sys.argv)
+        return
     per_seat = int(sys.argv[2]) if len(sys.argv) > 2 else 6000
-    if command in ("solve", "all"):
+    if command == "all":
         solve()
     if command in ("evaluate", "all"):
         evaluate()

@@ -48,14 +48,15 @@ def play(variant: Variant, names: list[str], seed: int) -> State:
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_bots_play_legal_games(players: int) -> None:
     names = ["winprob", "expected", "cautious", "random"][:players]
-    # three players: a small game keeps the exact tables' first solve short in CI
-    variant = Variant(players=players, target=10) if players == 3 else Variant(players=players)
+    # three and four players: a small game keeps the exact tables' first solve short in CI
+    small = {3: 10, 4: 8}
+    variant = Variant(players=players, target=small.get(players, 25))
     for seed in range(3):
         final = play(variant, names, seed)
         assert final.is_terminal
 
 
-def test_three_players_play_from_the_exact_tables_four_from_the_approximation() -> None:
+def test_three_and_four_players_play_from_the_exact_tables_five_from_the_approximation() -> None:
     from marsdice.solve import nplayer, policy
     from marsdice.solve.multi import turn_utility_multi
 
@@ -71,12 +72,25 @@ def test_three_players_play_from_the_exact_tables_four_from_the_approximation() 
     four = position(
         Variant(players=4, target=8, dice=5), (3, 6, 1, 0), seat=1, rolled=(1, 1, 1, 1, 1)
     )
-    np.testing.assert_array_equal(
-        policy.turn_utility(four),
-        turn_utility_multi(winprob_table(8, 5), (3, 6, 1, 0), 1, False, "min"),
+    exact4 = nplayer.solve_nplayer(4, 8, 5, use_cache=False).turn_utility(
+        (3, 6, 1, 0), 1, triggered=False
     )
+    np.testing.assert_array_equal(policy.turn_utility(four), exact4)
+    approx4 = turn_utility_multi(winprob_table(8, 5), (3, 6, 1, 0), 1, False, "min")
+    assert np.abs(exact4 - approx4).max() > 1e-6, "the approximation is not the exact table"
+    assert policy.method_of(four.variant) == "exact-4p"
+    five = position(
+        Variant(players=5, target=8, dice=5), (3, 6, 1, 0, 2), seat=1, rolled=(1, 1, 1, 1, 1)
+    )
+    np.testing.assert_array_equal(
+        policy.turn_utility(five),
+        turn_utility_multi(winprob_table(8, 5), (3, 6, 1, 0, 2), 1, False, "min"),
+    )
+    assert policy.method_of(five.variant) == "approximation"
     big = Variant(players=3, target=26)
     assert not policy.exact_three_players(big.target, big.dice)
+    assert not policy.exact_players(4, 26, 13) and not policy.exact_players(4, 25, 14)
+    assert policy.exact_players(4, 25, 13) and not policy.exact_players(5, 8, 5)
 
 
 def test_registry_names() -> None:
@@ -175,3 +189,12 @@ def test_solo_table_satisfies_its_equation() -> None:
     assert table.expected_turns(0) == pytest.approx(1 - start.turn_value(), abs=1e-9)
     assert 8 < table.expected_turns(0) < 9
     assert (np.diff(table.turns) < 0).all()
+
+
+def test_the_solve_size_counts_the_exact_tables_for_three_and_four_players() -> None:
+    from marsdice.bots.martian_solver import solve_size
+
+    assert solve_size(Variant(players=3)) == 25**3 * 13
+    assert solve_size(Variant(players=4)) == 25**4 * 13
+    assert solve_size(Variant(players=4, target=30)) == 30**2 * 13, "the approximation's tables"
+    assert solve_size(Variant(players=5)) == 25**2 * 13

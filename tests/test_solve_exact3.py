@@ -161,7 +161,14 @@ def test_bellman_equations_hold_for_every_player(small: NPlayerTable) -> None:
     assert worst < 1e-9
 
 
-def test_agrees_with_plain_value_iteration() -> None:
+@pytest.fixture(params=["numba", "numpy"])
+def sweep(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both turn sweeps: the compiled kernel and the numpy reference (``MARSDICE_SOLVE_KERNEL``)."""
+    monkeypatch.setenv("MARSDICE_SOLVE_KERNEL", request.param)
+    return str(request.param)
+
+
+def test_agrees_with_plain_value_iteration(sweep: str) -> None:
     table = solve_nplayer(3, target=5, dice=3, use_cache=False)
     reference = value_iteration(3, 5, 3)
     worst = max(
@@ -171,7 +178,9 @@ def test_agrees_with_plain_value_iteration() -> None:
 
 
 @pytest.mark.parametrize(("target", "dice"), [(3, 1), (4, 2)])
-def test_the_fewest_dice_agree_with_plain_value_iteration(target: int, dice: int) -> None:
+def test_the_fewest_dice_agree_with_plain_value_iteration(
+    target: int, dice: int, sweep: str
+) -> None:
     """One die scores at most one point a turn: the smallest turn the solver must handle."""
     table = solve_nplayer(3, target=target, dice=dice, use_cache=False)
     reference = value_iteration(3, target, dice)
@@ -181,7 +190,7 @@ def test_the_fewest_dice_agree_with_plain_value_iteration(target: int, dice: int
     assert worst < 1e-9
 
 
-def test_four_players_agree_with_plain_value_iteration() -> None:
+def test_four_players_agree_with_plain_value_iteration(sweep: str) -> None:
     table = solve_nplayer(4, target=3, dice=2, use_cache=False)
     reference = value_iteration(4, 3, 2)
     worst = max(

@@ -386,15 +386,20 @@ def rules_text() -> str:
 
 def hint(state: GameState) -> str | None:
     """The solver's best move, then every move with its numbers labelled: the turn's expected
-    points and the chance to win (solo: the expected turns to reach the target). None when
-    there is nothing to decide."""
+    points and the chance to win (exact for 2-4 players up to the rulebook's size; for larger
+    games the approximation's rating, labelled as such; solo: the expected turns to reach the
+    target). None when there is nothing to decide."""
     game = as_state(state)
     if game.phase not in (Phase.CHOOSE, Phase.DECIDE):
         return None
-    from marsdice.solve.policy import ChoiceAnalysis, analyze
+    from marsdice.solve.policy import ChoiceAnalysis, analyze, method_of
 
     rows = analyze(game)
     solo = game.variant.solo
+    # the many-player approximation rates a move against the most dangerous opponent: not a
+    # chance to win, and not called one
+    value = "rating" if method_of(game.variant) == "approximation" else "chance to win"
+    suffix = " (approximation)" if value == "rating" else ""
 
     def numbers(row: ChoiceAnalysis) -> str:
         if solo:
@@ -404,7 +409,7 @@ def hint(state: GameState) -> str | None:
             )
         return (
             f"expected points {row.expected_score:.2f}, "
-            f"chance to win {row.win_probability or 0.0:.1%}"
+            f"{value} {row.win_probability or 0.0:.1%}{suffix}"
         )
 
     if solo:

@@ -2,8 +2,9 @@
 
 Decisions are valued by :func:`marsdice.solve.policy.analyze` (what ``marsdice analyze``
 prints): each legal move's win probability with optimal play afterwards (two players exact;
-three players exact from the 3-player tables when they apply, else the approximation of
-:mod:`marsdice.solve.multi`), or solo the expected number of turns to reach the target.
+three and four players exact from the 3- and 4-player tables up to the rulebook's size, else
+the approximation of :mod:`marsdice.solve.multi`, method ``approximation``), or solo the
+expected number of turns to reach the target.
 
 A turn roll is valued with the same solved turn the mover decides from: before the roll, the
 value of rolling (:func:`marsdice.solve.policy.roll_value`, the expectation over every roll);
@@ -23,11 +24,18 @@ from marsdice.core.game import JSON, Action, Game, GameState
 from marsdice.martian.events import TurnScored
 from marsdice.martian.game import as_state
 from marsdice.martian.rules import Face, Phase, Roll, State, Variant
-from marsdice.review.model import SOLO_TURNS, WIN_PROBABILITY, Method, Thresholds
+from marsdice.review.model import (
+    SOLO_TURNS,
+    WIN_PROBABILITY,
+    Choice,
+    Method,
+    Thresholds,
+    blunder_flags,
+)
 from marsdice.solve.policy import (
     action_values,
     analyze,
-    exact_three_players,
+    method_of,
     mover_solution,
     roll_value,
 )
@@ -37,14 +45,8 @@ _LETTERS: Final = "TRHCK"
 
 def method_for(variant: Variant) -> Method:
     """How the review values this variant's decisions (the same tables the winprob bot
-    plays from)."""
-    if variant.solo:
-        return "solo-expected-turns"
-    if variant.players == 2:
-        return "exact-2p"
-    if variant.players == 3 and exact_three_players(variant.target, variant.dice):
-        return "exact-3p"
-    return "approximation"
+    plays from: :func:`marsdice.solve.policy.method_of`)."""
+    return method_of(variant)
 
 
 class MartianValuator:
@@ -86,6 +88,11 @@ class MartianValuator:
             base = state.turns[0] + 1
             return state.seat, base - expected, base - got
         return state.seat, expected, got
+
+    def blunders(self, state: GameState, choices: Sequence[Choice]) -> tuple[bool, ...]:
+        """The fool check: exact (or approximate) values, so the review's blunder mark."""
+        del state
+        return blunder_flags(self.thresholds, choices)
 
     def describe(self, state: GameState) -> str:
         """The position in one line: the scores, the dice set aside, the roll or the dice left."""

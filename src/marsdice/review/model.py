@@ -8,16 +8,20 @@ their numbers into marks, per-player figures and JSON. See ``docs/review.md``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from marsdice.core.game import JSONObject, to_json
 
 #: the ``method`` of a review: how its values were computed
-Method = Literal["exact-2p", "exact-3p", "approximation", "solo-expected-turns", "planner-estimate"]
+Method = Literal[
+    "exact-2p", "exact-3p", "exact-4p", "approximation", "solo-expected-turns", "planner-estimate"
+]
 METHODS: Final[tuple[Method, ...]] = (
     "exact-2p",
     "exact-3p",
+    "exact-4p",
     "approximation",
     "solo-expected-turns",
     "planner-estimate",
@@ -72,6 +76,16 @@ WIN_PROBABILITY: Final = Thresholds(0.02, 0.05, 0.10, 0.01)
 SOLO_TURNS: Final = Thresholds(0.05, 0.15, 0.40, 0.04)
 #: the planner's values, in its victory-point-like unit (estimates)
 PLANNER_VP: Final = Thresholds(0.10, 0.30, 0.75, 0.075)
+
+
+def blunder_flags(thresholds: Thresholds, choices: Sequence[Choice]) -> tuple[bool, ...]:
+    """The fool check's flags by the review's ``blunder`` threshold alone (exact values):
+    a move is flagged when its loss reaches it and it was not the only move."""
+    rated = sum(choice.loss is not None for choice in choices)
+    return tuple(
+        choice.loss is not None and rated > 1 and choice.loss >= thresholds.blunder
+        for choice in choices
+    )
 
 
 def move_accuracy(loss: float, thresholds: Thresholds) -> float:
@@ -183,6 +197,10 @@ class Review:
     decisions: tuple[Decision, ...]
     luck: tuple[LuckStep, ...]
     summaries: tuple[PlayerSummary, ...]
+    #: each seat's score where the record ends, and the winning seats (empty before the end):
+    #: pages word the result in their own language and names from these
+    scores: tuple[float, ...] = ()
+    winners: tuple[int, ...] = ()
 
     def to_json(self) -> JSONObject:
         """Plain JSON values (the layout ``review.schema.json`` describes)."""

@@ -46,9 +46,14 @@ an equilibrium under the tie rule): its last profile is kept, and :class:`SolveS
 such scoreboards and the most a mover could gain there (none in the 3-player game). All
 scoreboards of one sum are solved together, as the columns of batched sweeps.
 
+The two sweeps (:func:`turn_laws`, :func:`turn_values`) run compiled when numba is installed
+(:mod:`marsdice.solve.kernel`, the blocks of a call on every core; the same results to
+1e-12), else in numpy, the reference (``MARSDICE_SOLVE_KERNEL=numpy`` forces it).
+
 Cost (default game, 13 dice, target 25): 3 players, 46,875 open positions, about 2.2 law
-sweeps and 2.5 checks per position: 51 s of CPU, 140 MB. 4 players: 1.56 million positions,
-about 30 times the work (see ``docs/strategy-3p.md``).
+sweeps and 2.5 checks per position: 7 s of CPU compiled (51 s in numpy), 230 MB. 4 players:
+1.56 million positions, about 30 times the work: 172 s of CPU compiled (1,259 s in numpy),
+403 MB (see ``docs/strategy-3p.md``).
 
 >>> table = solve_nplayer(players=3, target=4, dice=4, use_cache=False)
 >>> [round(float(p), 4) for p in table.win_probabilities((0, 0, 0), seat=0)]
@@ -57,11 +62,13 @@ about 30 times the work (see ``docs/strategy-3p.md``).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from math import comb
+from types import ModuleType
 from typing import Final, Literal
 
 import numpy as np
@@ -72,6 +79,9 @@ from marsdice.solve.cache import cached_arrays, table_path
 from marsdice.solve.model import FloatArray, IntArray, TurnModel, turn_model
 from marsdice.solve.turn import TIE, solve_turn
 
+#: Environment variable: ``numpy`` sweeps with numpy (the reference), ``numba`` (the default)
+#: with the compiled kernel of :mod:`marsdice.solve.kernel` when numba is installed.
+KERNEL_ENV: Final = "MARSDICE_SOLVE_KERNEL"
 #: Bump when this solver's output changes meaning (part of the cache key).
 NPLAYER_VERSION: Final = 1
 #: A scoreboard is solved when every mover's own value reproduces itself to this.
@@ -309,6 +319,10 @@ def turn_laws(model: TurnModel, utilities: FloatArray) -> tuple[FloatArray, Floa
     scores, positions = utilities.shape
     if scores != model.max_score + 1:
         raise ValueError(f"utilities give one row per final score 0..{model.max_score}")
+    kernel = _kernel()
+    if kernel is not None:
+        compiled: tuple[FloatArray, FloatArray] = kernel.turn_laws(model.dice, utilities)
+        return compiled
     values = np.empty(positions)
     laws = np.empty((positions, scores))
     for start in range(0, positions, CHUNK):
@@ -320,6 +334,33 @@ def turn_laws(model: TurnModel, utilities: FloatArray) -> tuple[FloatArray, Floa
         value, law = _laws_chunk(model, part)
         values[start:stop], laws[start:stop] = value[: stop - start], law[: stop - start]
     return values, laws
+
+
+def turn_values(model: TurnModel, utilities: FloatArray) -> FloatArray:
+    """The value of a whole turn for each column of ``utilities`` (the cheap check of the
+    policy iteration): ``solve_turn(...).cont[model.start]``, compiled when available."""
+    kernel = _kernel()
+    if kernel is not None:
+        fast: FloatArray = kernel.turn_values(model.dice, utilities)
+        return fast
+    return np.concatenate(
+        [
+            solve_turn(utilities[:, i : i + CHUNK_CHECK], model.dice).cont[model.start]
+            for i in range(0, utilities.shape[1], CHUNK_CHECK)
+        ]
+    )
+
+
+def _kernel() -> ModuleType | None:
+    """The compiled sweep (:mod:`marsdice.solve.kernel`) unless numpy is asked for
+    (``MARSDICE_SOLVE_KERNEL=numpy``) or numba is not installed."""
+    if os.environ.get(KERNEL_ENV, "numba").strip().lower() == "numpy":
+        return None
+    try:
+        kernel = importlib.import_module("marsdice.solve.kernel")
+    except ImportError:  # numba missing: the numpy sweep, same results
+        return None
+    return kernel if kernel.compiled() else None
 
 
 @cache
@@ -563,12 +604,7 @@ def _cycle_iteration(model: TurnModel, outcome: FloatArray, stats: SolveStats) -
             u = own_utility[:, check].copy()
             u[0] = fresh[rest]
             flat = u.reshape(u.shape[0], -1)
-            best = np.concatenate(
-                [
-                    solve_turn(flat[:, i : i + CHUNK_CHECK], model.dice).cont[model.start]
-                    for i in range(0, flat.shape[1], CHUNK_CHECK)
-                ]
-            ).reshape(len(check), players)
+            best = turn_values(model, flat).reshape(len(check), players)
             stats.check_positions += flat.shape[1]
             kept = laws[check, :, 0] * fresh[rest] + np.einsum(
                 "ipx,xip->ip", laws[check, :, 1:], own_utility[1:, check]

@@ -12,9 +12,11 @@ Modes:
 
 - ``"expected"``: maximise the turn's expected score (utility = score);
 - ``"winprob"``: maximise the chance of winning the game: exact for two players
-  (:mod:`marsdice.solve.winprob`), the approximation of :mod:`marsdice.solve.multi` for
-  three or more, and for the solo challenge the least expected number of turns
-  (:mod:`marsdice.solve.solo`).
+  (:mod:`marsdice.solve.winprob`), for three and four up to the rulebook's size
+  (:mod:`marsdice.solve.nplayer`, :func:`exact_players`), the approximation of
+  :mod:`marsdice.solve.multi` for larger games and five or more, and for the solo challenge
+  the least expected number of turns (:mod:`marsdice.solve.solo`). :func:`method_of` says
+  which.
 
 The analysis API (for ``marsdice analyze`` and the hint line):
 
@@ -51,6 +53,7 @@ from marsdice.martian.rules import (
     State,
     Stop,
     Take,
+    Variant,
     score_turn,
 )
 from marsdice.solve.model import FloatArray, TurnModel, node_of_counts, turn_model
@@ -73,11 +76,16 @@ TWO_PLAYER_BUDGET: Final = 96 * 2**20
 
 __all__ = [
     "ChoiceAnalysis",
+    "Method",
     "Mode",
     "action_values",
     "analyze",
     "best_action",
+    "exact_players",
+    "exact_table",
+    "method_of",
     "mover_solution",
+    "position_method",
     "roll_value",
     "solution_for",
     "turn_utility",
@@ -92,9 +100,10 @@ class ChoiceAnalysis:
 
     ``expected_score``: the turn's expected final score if this action is taken and the rest
     of the turn is played to maximise it. ``win_probability``: the chance to win the game if
-    this action is taken and play goes on optimally (two players exact, more players the
-    approximation; ``None`` in the solo challenge). ``expected_turns``: solo only, the expected
-    number of turns to reach the target counting this one.
+    this action is taken and play goes on optimally (exact for 2 players, and for 3-4 within
+    :func:`exact_players`; else the approximation, whose number is not a chance to win:
+    :func:`method_of` says which; ``None`` in the solo challenge). ``expected_turns``: solo
+    only, the expected number of turns to reach the target counting this one.
     """
 
     action: Decision
@@ -111,8 +120,8 @@ def turn_utility(state: State, mode: Mode = "winprob", combine: Combine = "min")
         return np.arange(model.max_score + 1, dtype=np.float64)
     if variant.solo:
         return solo_table(variant.target, variant.dice).after_turn(state.scores[0])
-    if variant.players == 3 and exact_three_players(variant.target, variant.dice):
-        exact = three_player_table(variant.target, variant.dice)
+    if exact_players(variant.players, variant.target, variant.dice):
+        exact = exact_table(variant.players, variant.target, variant.dice)
         try:
             return exact.turn_utility(state.scores, state.seat, triggered=state.end_triggered)
         except ValueError:  # an analysis position play cannot reach: the approximation
@@ -121,25 +130,72 @@ def turn_utility(state: State, mode: Mode = "winprob", combine: Combine = "min")
     return turn_utility_multi(table, state.scores, state.seat, state.end_triggered, combine)
 
 
-#: the largest game the exact 3-player tables are used for: the rulebook's (target 25, 13
-#: dice: a one-off solve of about 50 s, then read from the disk cache). The solve grows with
-#: the cube of the target, so larger games keep the two-player approximation.
+#: the largest game the exact 3- and 4-player tables are used for: the rulebook's (target 25,
+#: 13 dice: a one-off solve of seconds for 3 players and a few minutes for 4 with the compiled
+#: kernel, then read from the disk cache). The solve grows with the target to the power of the
+#: players, so larger games, and five players or more, keep the two-player approximation.
 EXACT_THREE_PLAYER_LIMIT: Final = (25, 13)
+#: the numbers of players (beyond two) the exact tables are used for, up to that limit
+EXACT_PLAYERS: Final = (3, 4)
+
+#: how a number was computed: the exact tables for 2, 3 or 4 players, the approximation of
+#: :mod:`marsdice.solve.multi`, or solo the fewest expected turns
+Method = Literal["exact-2p", "exact-3p", "exact-4p", "approximation", "solo-expected-turns"]
+
+
+def exact_players(players: int, target: int, dice: int) -> bool:
+    """Whether a game of 3 or 4 players this size is played from the exact tables of
+    :mod:`marsdice.solve.nplayer` (else the approximation of :mod:`marsdice.solve.multi`)."""
+    max_target, max_dice = EXACT_THREE_PLAYER_LIMIT
+    return players in EXACT_PLAYERS and target <= max_target and dice <= max_dice
 
 
 def exact_three_players(target: int, dice: int) -> bool:
-    """Whether a 3-player game this size is played from the exact tables (else the
-    approximation of :mod:`marsdice.solve.multi`)."""
-    max_target, max_dice = EXACT_THREE_PLAYER_LIMIT
-    return target <= max_target and dice <= max_dice
+    """Whether a 3-player game this size is played from the exact tables."""
+    return exact_players(3, target, dice)
+
+
+def method_of(variant: Variant) -> Method:
+    """Where the win probabilities (solo: expected turns) of a variant come from: the same
+    choice :func:`turn_utility` makes (a position play cannot reach falls back to the
+    approximation, see :func:`position_method`)."""
+    if variant.solo:
+        return "solo-expected-turns"
+    if variant.players == 2:
+        return "exact-2p"
+    if exact_players(variant.players, variant.target, variant.dice):
+        return "exact-3p" if variant.players == 3 else "exact-4p"
+    return "approximation"
+
+
+def position_method(state: State) -> Method:
+    """:func:`method_of` for one position: an analysis position the exact tables do not hold
+    (one play cannot reach) is valued by the approximation."""
+    method = method_of(state.variant)
+    if method in ("exact-3p", "exact-4p"):
+        variant = state.variant
+        exact = exact_table(variant.players, variant.target, variant.dice)
+        try:
+            exact.turn_utility(state.scores, state.seat, triggered=state.end_triggered)
+        except ValueError:
+            return "approximation"
+    return method
+
+
+@cache
+def exact_table(players: int, target: int = 25, dice: int = 13) -> NPlayerTable:
+    """The exact ``players``-player tables, once per process: from the disk cache, else solved
+    with progress reported (see :mod:`marsdice.solve.progress`)."""
+    what = f"exact {players}-player table, target {target}, {dice} dice"
+    return solve_nplayer(
+        players, target, dice, progress=lambda done, total: report(what, done, total)
+    )
 
 
 @cache
 def three_player_table(target: int = 25, dice: int = 13) -> NPlayerTable:
-    """The exact 3-player tables, once per process: from the disk cache, else solved with
-    progress reported (see :mod:`marsdice.solve.progress`)."""
-    what = f"exact 3-player table, target {target}, {dice} dice"
-    return solve_nplayer(3, target, dice, progress=lambda done, total: report(what, done, total))
+    """The exact 3-player tables (:func:`exact_table` for three players)."""
+    return exact_table(3, target, dice)
 
 
 _solutions: OrderedDict[tuple[int, bytes], TurnSolution] = OrderedDict()
