@@ -41,7 +41,8 @@ typecheck: $(STAMP)
 # The browser tests run on their own: Playwright's driver shares the process's stderr, and a
 # failure there must not disturb pytest's output capture for the other tests.
 BROWSER_TESTS := tests/test_browser_martian.py tests/test_browser_attacks.py tests/test_browser_declared.py \
-	tests/test_browser_protocol.py
+	tests/test_browser_protocol.py tests/test_browser_words.py tests/test_browser_review.py \
+	tests/test_browser_feel.py
 
 pytest: $(STAMP)
 	$(BIN)/pytest -n 2 -rs $(addprefix --ignore=,$(BROWSER_TESTS))

@@ -90,9 +90,12 @@ def new_page(
     width: int = 1280,
     height: int = 900,
     reduced_motion: bool = True,
+    speed: str | None = "instant",
 ) -> Any:
     """A page in a fresh context (its own localStorage: its own seat tokens) with the page's
-    language preset. Console errors are collected on ``page.errors``."""
+    language preset, and the person's pace (``speed``, js/table/pace.js; None: the page's
+    default) preset to "instant" so that the tests wait for nothing. Console errors are
+    collected on ``page.errors``."""
     context = browser.new_context(
         base_url=server.base,
         viewport={"width": width, "height": height},
@@ -103,6 +106,9 @@ def new_page(
     # the page's first language (a switch in the page is then remembered across reloads)
     first = f"localStorage.setItem('marsdice.lang', {json.dumps(lang)})"
     context.add_init_script(f"localStorage.getItem('marsdice.lang') || {first}")
+    if speed is not None:
+        pace = f"localStorage.setItem('marsdice.speed', {json.dumps(speed)})"
+        context.add_init_script(f"localStorage.getItem('marsdice.speed') || {pace}")
     return watch_errors(context.new_page())
 
 
@@ -140,3 +146,43 @@ def table_state(server: Server, table_id: str) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     table: dict[str, Any] = response.json()
     return table
+
+
+def axe_script() -> str:
+    """axe-core's script, as the ``axe-playwright-python`` package ships it (the dev extra)."""
+    import axe_playwright_python
+
+    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+def axe_violations(page: Any, *, exclude: list[str] | None = None) -> list[str]:
+    """axe-core's violations on the page as it is now, one line each (rule, impact, help and
+    the first nodes' selectors): a test asserts the list is empty. ``exclude``: CSS selectors
+    of parts left out (a third party's widget; none of the project's pages needs it)."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(axe_script())
+    context: dict[str, Any] = {"include": [["html"]]}
+    if exclude:
+        context["exclude"] = [[selector] for selector in exclude]
+    results = page.evaluate(
+        "([context]) => axe.run(context, {resultTypes: ['violations']})", [context]
+    )
+    lines = []
+    for violation in results["violations"]:
+        targets = ", ".join(str(node["target"]) for node in violation["nodes"][:4])
+        lines.append(
+            f"{violation['id']} ({violation['impact']}, {len(violation['nodes'])} nodes): "
+            f"{violation['help']} — {targets}"
+        )
+    return lines
+
+
+def assert_accessible(page: Any, where: str, **options: Any) -> None:
+    """No axe-core violation on the page (light mode, then dark mode)."""
+    found: list[str] = []
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.wait_for_timeout(50)  # (the styles of the new scheme applied)
+        found += [f"[{where}, {scheme}] {line}" for line in axe_violations(page, **options)]
+    page.emulate_media(color_scheme="light")
+    assert not found, "\n".join(found)

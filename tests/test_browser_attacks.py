@@ -267,7 +267,9 @@ def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:
     for box in (targets.nth(i).bounding_box() for i in range(targets.count())):
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
-    # the hints (on at this table): the planner's capture and bomb chances, labelled estimates
+    # the hints (on at this table, folded on a phone): the planner's capture and bomb
+    # chances, labelled estimates
+    page.click(".fold-hints:not([hidden]) > summary")
     hint = page.locator("text=/capture \\d+%, bombed \\d+%.*planner's estimates/").first
     hint.wait_for()
     # a keyboard shortcut: the first card's stack number
@@ -277,6 +279,10 @@ def test_phone_layout_shows_the_actions(browser: Any, server: Server) -> None:
     name = page.inner_text(f'.atk-card[data-card="{action[1:]}"] .card-name')
     page.evaluate(WATCH_DICE)
     page.keyboard.press(key)
+    page.locator(".ev-target-declared", has_text=f"Ann attacks {name}.").first.wait_for(
+        state="attached"
+    )
+    page.click(".fold-log > summary")  # (the log is folded on a phone)
     page.locator(".ev-target-declared", has_text=f"Ann attacks {name}.").first.wait_for()
     # reduced motion: no die animates
     page.wait_for_function(STILL)

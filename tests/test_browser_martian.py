@@ -71,7 +71,7 @@ def click_action(page: Any, action: str) -> None:
 
 
 def join(page: Any, table_id: str, seat: int, name: str) -> None:
-    page.goto(f"/t/{table_id}?seat={seat}")
+    page.goto(f"/t/{table_id}?seat={seat + 1}")  # (the invite's seat, counted from 1)
     page.fill("#join-name", name)
     page.click(".join-form button[type=submit]")
     page.wait_for_selector(f'.table-page[data-seat="{seat}"]')
@@ -136,7 +136,7 @@ def test_two_pages_play_a_whole_game_one_in_polish(
         ann.click("#create-button")
         ann.wait_for_url("**/t/*")
         invite = ann.locator(".invite-link").first.input_value()
-        assert invite.endswith("?seat=1")
+        assert invite.endswith("?seat=2")  # "Seat 2", as `marsdice connect --seat 2`
         # Bartek follows the invite link in Polish
         bart.goto(invite)
         assert bart.locator(".join-panel h2").inner_text() == "Zajmij miejsce"
@@ -152,9 +152,10 @@ def test_two_pages_play_a_whole_game_one_in_polish(
 
         rng = random.Random(12)
         seen_polish_turn = seen_english_turn = False
-        deadline = time.monotonic() + 60
+        rounds = 0  # (a bound on the moves, not on the clock: a loaded machine is slow)
         while not ann.locator(".end-panel:not([hidden])").count():
-            assert time.monotonic() < deadline, "the game did not end"
+            rounds += 1
+            assert rounds < 3000, "the game did not end"
             for page in (ann, bart):
                 actions = legal(page)
                 if not actions:
@@ -271,7 +272,7 @@ def test_closed_page_hands_the_seat_to_a_bot_and_the_invite_link_takes_it_back(
         wait_my_turn(ann)
         # Bob opens the invite link again (same browser profile: his seat's token): his seat is back
         back = watch_errors(bob.context.new_page())
-        back.goto(f"{quick.base}/t/{table_id}?seat=1")
+        back.goto(f"{quick.base}/t/{table_id}?seat=2")
         back.wait_for_selector('.table-page[data-seat="1"]')
         back.wait_for_selector(".scores tr.me")
         assert back.locator(".join-panel").is_hidden()
@@ -291,7 +292,7 @@ def test_keyboard_alone_plays_a_turn(pages: list[Any], browser: Any, server: Ser
     )
     page = new_page(browser, server)
     pages.append(page)
-    page.goto(f"/t/{table_id}?seat=0")
+    page.goto(f"/t/{table_id}?seat=1")
     page.wait_for_selector("#join-name")
     # the first Tab reaches the skip link; it jumps to the content without reloading the view
     page.evaluate("document.querySelector('.table-page').dataset.mark = 'same view'")
@@ -404,6 +405,10 @@ def test_a_375px_phone_shows_the_actions_without_horizontal_scrolling(
     pages.append(page)
     join(page, table_id, 0, "Ann with a rather long name")
     wait_my_turn(page)
+    # on a phone the hints are folded at first: one tap opens them
+    page.wait_for_selector(".fold-hints:not([hidden]) > summary")
+    assert not page.locator(".hints-panel").is_visible()
+    page.click(".fold-hints > summary")
     page.wait_for_selector(".hints-panel:not([hidden])")
     width = scroll_width(page)
     assert width[0] <= width[1] == 375, width

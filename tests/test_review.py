@@ -283,7 +283,9 @@ def test_solo_review_counts_expected_turns() -> None:
     assert all(d.loss == 0.0 for d in review_game(MARTIAN, start, actions).decisions)
 
 
-@pytest.mark.parametrize(("players", "method"), [(3, "exact-3p"), (4, "approximation")])
+@pytest.mark.parametrize(
+    ("players", "method"), [(3, "exact-3p"), (4, "exact-4p"), (5, "approximation")]
+)
 def test_more_players_say_their_method(players: int, method: str) -> None:
     params = {"players": players, "target": 8, "dice": 5}
     start, actions = played(MARTIAN, params, ["winprob"] * players, 6)
@@ -496,3 +498,20 @@ def test_a_move_built_another_way_is_the_same_move() -> None:
         state = state.apply(action)
     assert changed > 0
     assert review_game(ATTACKS, start, rewritten) == review_game(ATTACKS, start, actions)
+
+
+def test_the_review_gives_the_final_scores_and_winners_for_pages_to_word() -> None:
+    """Pages word the result in their language and names from ``scores`` and ``winners``
+    (the record's result line names bots by their notation)."""
+    start, actions = played(MARTIAN, {"players": 2, "target": 8}, ["winprob", "cautious"], 4)
+    review = review_game(MARTIAN, start, actions, ["winprob", "cautious"])
+    data = review.to_json()
+    validate(data)
+    final = start
+    for action in actions:
+        final = final.apply(action)
+    assert data["scores"] == list(final.scores) and data["winners"] == list(final.winners)
+    assert data["winners"] and max(data["scores"]) >= 8
+    unfinished = review_game(MARTIAN, start, actions[:5]).to_json()
+    validate(unfinished)
+    assert unfinished["winners"] == [] and unfinished["finished"] is False

@@ -24,7 +24,7 @@ from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.web.app import create_app
 from marsdice.web.live import load_live
-from marsdice.web.pages import CSP, STATIC_DIR, lobby_url
+from marsdice.web.pages import CSP, IMMUTABLE, STATIC_DIR, asset_version, lobby_url, page_html
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -63,7 +63,9 @@ def test_every_page_route_serves_the_single_page(app_client: TestClient, path: s
     assert response.headers["content-security-policy"] == CSP
     assert "default-src 'self'" in CSP
     assert response.headers["cache-control"] == "no-cache"
-    assert response.text == (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    version = asset_version(STATIC_DIR)
+    assert response.text == page_html(STATIC_DIR, version)
+    assert f'src="/static/v/{version}/js/app.js"' in response.text
     head = app_client.head(path)
     assert head.status_code == 200 and head.headers["content-security-policy"] == CSP
 
@@ -85,6 +87,44 @@ def test_static_files_have_their_types_and_the_csp(app_client: TestClient) -> No
     assert app_client.get("/static/js/nothing-here.js").status_code == 404
     assert app_client.get("/static/../app.py").status_code == 404
     assert app_client.get("/t/abc/elsewhere").status_code == 404
+
+
+def test_files_are_compressed_and_cached_by_their_content(app_client: TestClient) -> None:
+    """gzip for a client that takes it; the versioned addresses kept for a year, the plain
+    ones revalidated (an ETag, then 304); an old version's address is not kept."""
+    version = asset_version(STATIC_DIR)
+    path = "js/table.js"
+    plain = (STATIC_DIR / path).read_bytes()
+    packed = app_client.get(f"/static/v/{version}/{path}", headers={"accept-encoding": "gzip"})
+    assert packed.status_code == 200
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.headers["cache-control"] == IMMUTABLE
+    assert packed.headers["content-type"].startswith("text/javascript")
+    assert packed.content == plain  # (decoded by the client)
+    assert int(packed.headers["content-length"]) < len(plain) / 2
+    bare = app_client.get(f"/static/{path}", headers={"accept-encoding": "identity"})
+    assert "content-encoding" not in bare.headers and bare.content == plain
+    assert bare.headers["cache-control"] == "no-cache"
+    again = app_client.get(f"/static/{path}", headers={"if-none-match": bare.headers["etag"]})
+    assert again.status_code == 304
+    old = app_client.get(f"/static/v/000000000000/{path}")
+    assert old.status_code == 200 and old.headers["cache-control"] == "no-cache"
+    page = app_client.get("/", headers={"accept-encoding": "gzip"})
+    assert (
+        page.headers["content-encoding"] == "gzip" and page.headers["cache-control"] == "no-cache"
+    )
+    assert app_client.get("/", headers={"if-none-match": page.headers["etag"]}).status_code == 304
+    assert app_client.get(f"/static/v/{version}/js/nothing.js").status_code == 404
+
+
+def test_the_version_follows_every_file(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text('<script src="/static/js/app.js"></script>')
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "app.js").write_text("1")
+    before = asset_version(tmp_path)
+    assert page_html(tmp_path, before) == f'<script src="/static/v/{before}/js/app.js"></script>'
+    (tmp_path / "js" / "app.js").write_text("2")
+    assert asset_version(tmp_path) != before
 
 
 def test_the_page_is_package_data() -> None:

@@ -96,7 +96,8 @@ RULES: Final = "\n".join(
         "• When 2 stacks are empty the round is completed, then the game ends. Ties: more "
         "cards, then who reached the score first.",
         "",
-        "Type [bold]@CARD[/] to attack, [bold]r[/] to reroll, [bold]s[/] to stop, "
+        "Type [bold]@CARD[/] (or its stack's number, 1-4) to attack, [bold]g[/] or "
+        "[bold]r[/] to reroll, [bold]s[/] to stop, "
         "[bold]pass[/] to skip an ability, [bold]?[/] for the moves open now, "
         "[bold]quit[/] to leave.",
     ]
@@ -326,7 +327,9 @@ def render_board(console: Console, state: GameState, names: Sequence[str]) -> No
     if any(c.placeholder for c in game.variant.cards):
         parts += [Text("* placeholder numbers: load the printed ones with --cards", style="dim")]
     parts += [Text(""), Text(commands_line(game), style="dim")]
-    title = f"{escape(names[game.seat])} to play · turn {game.turn}"
+    # the rules count rounds (every seat's turn once); the engine's turn number counts every
+    # turn of the game, which "turn 7" in round 3 would misread
+    title = f"{escape(names[game.seat])} to play · round {game.rounds}"
     if game.end_triggered:
         title += " · last round"
         need = needs(game, game.seat, names)
@@ -464,6 +467,21 @@ def commands_line(state: State) -> str:
     shown = " · ".join(a.text() for a in legal[:8])
     more = " …" if len(legal) > 8 else ""
     return f"{HELP.get(state.phase, '')}\nnow: {shown}{more} · ? help · rules · quit"
+
+
+def shortcut(state: GameState, text: str) -> str:
+    """The keys of the web page typed here too (one scheme, docs/browser.md): ``g`` rolls
+    again (as ``r`` does) and, when a card is to be chosen, a stack's number attacks its top
+    card. Anything else is passed on as typed."""
+    game = as_state(state)
+    word = text.strip().lower()
+    if word == "g":
+        return "r"
+    if word.isdigit() and game.phase is Phase.TARGET:
+        number = int(word)
+        if 1 <= number <= len(game.stacks) and game.stacks[number - 1]:
+            return "@" + game.card(game.stacks[number - 1][0]).slug
+    return text
 
 
 def help_text(state: GameState) -> str:

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 from marsdice.cli.args import escape, int_range
 from marsdice.cli.prompt import Abandoned
 from marsdice.core.errors import MarsDiceError
-from marsdice.core.game import JSON, GameState
+from marsdice.core.game import JSON, GameState, Step
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,7 +49,12 @@ DATA_ENV: Final = "MARSDICE_DATA_DIR"
 RETRIES: Final = 4
 BACKOFF: Final = 0.5
 EXIT_OK: Final = 0
+#: `quit` (confirmed): the person chose to leave, the seat stays theirs
+EXIT_LEFT: Final = 0
+#: Ctrl-C or the end of input
 EXIT_INTERRUPTED: Final = 130
+#: how long an interrupted session may take to end its task before the goodbye
+LEAVE_SECONDS: Final = 2.0
 
 
 def _over(message: StateMessage) -> bool:
@@ -61,7 +67,7 @@ def _to_act(message: StateMessage) -> bool:
 
 
 class LeftTable(Exception):
-    """The person left (quit, end of input, Ctrl-C): the seat stays theirs."""
+    """The person left with ``quit``: the seat stays theirs."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +141,9 @@ def connect(
     console: Console | None = None,
     read_line: Callable[[str], str] | None = None,
 ) -> Outcome:
-    """Play or watch to the end (code 0) or until the person leaves (130). ConnectError
-    carries the one-line failures with their exit codes."""
+    """Play or watch to the end (code 0), until the person leaves with ``quit`` (0) or is
+    interrupted (Ctrl-C, the end of input: 130). ConnectError carries the one-line failures
+    with their exit codes."""
     from rich.console import Console
 
     from marsdice.web.client import ClientError
@@ -144,11 +151,21 @@ def connect(
     console = console or Console(highlight=False)
     table_client = _Session(options, console, read_line)
     loop = asyncio.new_event_loop()  # not asyncio.run: its SIGINT handler holds back Ctrl-C
+    main = loop.create_task(table_client.run())
     try:
-        code = loop.run_until_complete(table_client.run())
+        code = loop.run_until_complete(main)
     except ClientError as error:
         raise ConnectError(str(error), error.exit_code) from None
-    except (LeftTable, KeyboardInterrupt, EOFError):
+    except LeftTable:
+        table_client.say_goodbye()
+        code = EXIT_LEFT
+    except (KeyboardInterrupt, EOFError):
+        # Ctrl-C while waiting for the server leaves the session's task suspended: it ends
+        # here, before the connection closes, so no "reconnecting" follows the goodbye
+        table_client.leaving = True
+        main.cancel()
+        with contextlib.suppress(BaseException):  # (bounded: the goodbye comes regardless)
+            loop.run_until_complete(asyncio.wait([main], timeout=LEAVE_SECONDS))
         table_client.say_goodbye()
         code = EXIT_INTERRUPTED
     finally:
@@ -253,6 +270,8 @@ class _Session:
         self.backoff = BACKOFF
         self._names: list[str] = []
         self._started = False
+        #: the person is leaving: a connection that closes now is not lost
+        self.leaving = False
 
     async def close(self) -> None:
         await self.client.close()
@@ -383,10 +402,29 @@ class _Session:
         if first or started != self._started:
             self._header(message)
         self._started = started
-        for step in self.local.update(message):
+        steps = self.local.update(message)
+        if first and started and not steps:
+            steps = self._opening(message)
+        for step in steps:
             self.view.render_step(self.console, step, self.names)
         if first and started and self.seat is None:
             self.view.render_board(self.console, self.local.state, self.names)
+
+    def _opening(self, message: StateMessage) -> list[Step]:
+        """A table found with the dice just rolled (the opening roll, made as the last seat
+        joined): that roll, rebuilt from the public log so it is told as it is in ``play``.
+        Nothing for a game with hidden information (its log cannot be replayed here) or when
+        the last step was a decision."""
+        log, actors = list(message.log), list(message.actors)
+        if not log or not actors or actors[-1] != "chance":
+            return []
+        if not self.game.game_type.perfect_information:
+            return []
+        state = self.game.start(self.local.variant, random.Random(0))
+        for text in log[:-1]:
+            state = state.apply(state.parse_action(text))
+        action = state.parse_action(log[-1])
+        return [Step(state, action, state.apply(action))]
 
     def _header(self, message: StateMessage) -> None:
         title = self.game.title
@@ -447,6 +485,8 @@ class _Session:
 
         pause = self.backoff
         for attempt in range(1, RETRIES + 1):
+            if self.leaving:
+                raise asyncio.CancelledError
             self.console.print(f"[yellow]Connection lost: reconnecting ({attempt}/{RETRIES})…[/]")
             await asyncio.sleep(pause)
             pause *= 2

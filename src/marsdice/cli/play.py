@@ -208,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if not finished:
         saved = f"; record saved to {args.save}" if args.save is not None else ""
+        if session.left:  # `quit`, confirmed: what the player asked for, not an interruption
+            console.print(f"You left the game{saved}.")
+            return 0
         print_error(f"game abandoned{saved}", kind="stopped")
         return 130
     return 0
@@ -236,6 +239,8 @@ class PlaySession:
         self.hints = hints
         self.read_line = read_line or ActionPrompt.terminal(console)
         self.save_failed = False
+        #: the game ended with the player's confirmed ``quit`` (not Ctrl-C or end of input)
+        self.left = False
 
     def play(
         self,
@@ -260,7 +265,9 @@ class PlaySession:
                 final = step.after
             self.view.render_final(self.console, final, self.names)
             finished = True
-        except (Abandoned, KeyboardInterrupt, EOFError):
+        except Abandoned:
+            self.left = True
+        except (KeyboardInterrupt, EOFError):
             self.console.print("\n[yellow]Game abandoned.[/]")
         finally:
             if save is not None:

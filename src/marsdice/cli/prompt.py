@@ -75,6 +75,10 @@ class ActionPrompt:
             if word in HELP_WORDS or not text:
                 self.console.print(self.view.help_text(state))
                 continue
+            # a view may read the web page's keys too (Mars Attacks: g, a stack's number)
+            shortcut: Callable[[GameState, str], str] | None = getattr(self.view, "shortcut", None)
+            if shortcut is not None:
+                text = shortcut(state, text)
             try:
                 action = state.parse_action(text)
                 state.apply(action)

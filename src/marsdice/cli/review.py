@@ -46,6 +46,7 @@ _MARK_STYLE: Final = {
 _METHOD_TEXT: Final = {
     "exact-2p": "exact two-player win probabilities",
     "exact-3p": "exact three-player win probabilities",
+    "exact-4p": "exact four-player win probabilities",
     "approximation": (
         "approximate win probabilities (the multi-player approximation: the most dangerous "
         "opponent, from the two-player tables)"
@@ -190,7 +191,7 @@ def _summary_table(review: Review) -> Table:
 
 def _loss_name(review: Review) -> str:
     if review.unit == "win probability":
-        return "win probability lost"
+        return "win probability lost in percentage points (pp)"
     if review.unit == "expected turns":
         return "expected turns lost"
     return "planner value lost (estimate)"

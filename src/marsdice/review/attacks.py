@@ -19,7 +19,8 @@ values are read from its memoised recursion the way :meth:`TurnSolver._cluster` 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Final
 
 from marsdice.attacks import actions as act
 from marsdice.attacks.cards import Symbol
@@ -28,7 +29,13 @@ from marsdice.attacks.solver import Estimate, TurnSolver, solver_for
 from marsdice.attacks.state import State, as_state
 from marsdice.bots.attacks_planner import Values
 from marsdice.core.game import JSON, Action, Game, GameState
-from marsdice.review.model import PLANNER_VP, Method, Thresholds
+from marsdice.review.model import PLANNER_VP, Choice, Method, Thresholds
+
+#: the fool check's share: a move is a blunder when it throws away at least this share of
+#: what the turn is worth at best (by the planner's estimate) ...
+FOOL_SHARE: Final = 0.75
+#: ... and at least this much in planner VP (the review's ``mistake`` threshold)
+FOOL_MINIMUM: Final = PLANNER_VP.mistake
 
 Dice = tuple[int, int, int]
 #: the solver's figures of a line of play: value, P(capture), P(bombed), expected progress
@@ -83,18 +90,76 @@ class AttacksValuator:
         expected = math.fsum(float(p) * worth(as_roll(o)) for o, p in s.chance_outcomes())
         return s.seat, expected, worth(outcome)
 
+    def blunders(self, state: GameState, choices: Sequence[Choice]) -> tuple[bool, ...]:
+        """The fool check, calibrated on the estimates (docs/review.md, "The fool check").
+
+        Within a turn (stop or reroll, Toronto, Seattle, Denver) the choices share one plan,
+        so the review's ``blunder`` loss flags a move, as does throwing away
+        :data:`FOOL_SHARE` of the turn's best value. A target choice weighs cards against
+        each other by the planner's rules of thumb (a card's VP, a green power's worth, the
+        value of a token): ordinary targets differ by up to 65% of the best one's value
+        (measured over 220 seeded openings), so only a target that throws away
+        :data:`FOOL_SHARE` of it is flagged (in the last round: the one card that could
+        give the lead).
+        """
+        rated = [choice.value for choice in choices if choice.value is not None]
+        if len(rated) < 2:
+            return tuple(False for _ in choices)
+        best = max(rated)
+        target = as_state(state).phase is Phase.TARGET
+
+        def flagged(loss: float | None) -> bool:
+            if loss is None or loss < FOOL_MINIMUM:
+                return False
+            if best > 0 and loss >= FOOL_SHARE * best:
+                return True
+            return not target and loss >= self.thresholds.blunder
+
+        return tuple(flagged(choice.loss) for choice in choices)
+
     def describe(self, state: GameState) -> str:
+        """The position in words: the VP, the target and what it still needs, the dice, the
+        decision (card names as printed, no notation or letter codes)."""
         s = as_state(state)
         where = "VP " + "–".join(map(str, s.scores)) + (" · last round" if s.end_triggered else "")
+        doing = PHASE_WORDS.get(s.phase, s.phase.value)
         if s.target is None:
-            return f"{where} · {s.phase.value}"
+            return f"{where} · {doing}"
         card = s.card(s.target)
         need = card.requirement - s.token(s.seat, s.target)
         h, r, n = s.dice
-        return (
-            f"{where} · {card.slug} ({need} {card.symbol.value}) · "
-            f"{h}H {r}R {n}N, limit {s.nuke_limit} · {s.phase.value}"
+        dice = ", ".join(
+            _counted(count, face) for count, face in ((h, "head"), (r, "ray gun"), (n, "nuke"))
         )
+        wants = _counted(need, SYMBOL_WORDS.get(card.symbol, card.symbol.value))
+        return (
+            f"{where} · {card.name} (needs {wants} more) · {dice}, "
+            f"nuke limit {s.nuke_limit} · {doing}"
+        )
+
+
+#: what the player decides in each phase, in the review's words
+PHASE_WORDS: Final = {
+    Phase.TARGET: "choosing a target",
+    Phase.DECIDE: "reroll or stop",
+    Phase.SEATTLE: "Seattle's die",
+    Phase.TORONTO: "Toronto's reroll",
+    Phase.DENVER: "Denver's restart",
+    Phase.BOSTON: "Boston's step",
+    Phase.MEMPHIS: "Memphis's stack",
+}
+#: what a card counts, in words
+SYMBOL_WORDS: Final = {
+    Symbol.RAY: "ray gun",
+    Symbol.HEAD: "head",
+    Symbol.NUKE: "nuke",
+    Symbol.BUST: "bombing",
+}
+
+
+def _counted(count: int, noun: str) -> str:
+    """``1 head``, ``3 heads``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def estimates(state: GameState) -> list[tuple[Action, Estimate | None]]:

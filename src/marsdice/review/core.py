@@ -51,6 +51,10 @@ class Valuator(Protocol):
 
     def describe(self, state: GameState) -> str: ...
 
+    def blunders(self, state: GameState, choices: Sequence[Choice]) -> tuple[bool, ...]:
+        """Which of a decision's moves the fool check flags (live advice, ``blunder``)."""
+        ...
+
 
 def valuator_for(game: Game, start: GameState) -> Valuator:
     """The valuator the game's registration names (imports its solver only now)."""
@@ -115,6 +119,8 @@ def review_game(
         decisions=tuple(decisions),
         luck=tuple(luck),
         summaries=summarize(names, tuple(decisions), tuple(luck)),
+        scores=tuple(state.scores),
+        winners=tuple(state.winners) if state.is_terminal else (),
     )
 
 

@@ -3,7 +3,9 @@
 Every legal choice gets its values (the game's own figures: Martian Dice's expected turn
 score and win probability, or solo expected turns; Mars Attacks' planner estimates of the
 chances to capture and to be bombed), its loss against the best choice and a blunder flag
-(the loss reaches the review's ``blunder`` threshold, ``docs/review.md``). What each
+(the game's fool check, :meth:`marsdice.review.core.Valuator.blunders`: the review's
+``blunder`` threshold for exact values, a calibrated rule for Mars Attacks' estimates,
+``docs/review.md``). What each
 connection is shown of it depends on the table's options (:func:`advice_for`).
 
 The valuation runs in the server's solve pool (worker processes, :mod:`marsdice.web.workers`)
@@ -78,15 +80,15 @@ def evaluate(game: Game, state: GameState) -> Advice:
     valuator = valuator_for(game, state)
     rated = position_choices(valuator, state)
     values = _values(game, state)
-    blunder = valuator.thresholds.blunder
+    flags = valuator.blunders(state, rated)
     choices = tuple(
         {
             "action": choice.move,
             "values": values.get(choice.move),
             "loss": choice.loss,
-            "blunder": choice.loss is not None and len(rated) > 1 and choice.loss >= blunder,
+            "blunder": flag,
         }
-        for choice in rated
+        for choice, flag in zip(rated, flags, strict=True)
     )
     return Advice(state.current_player, valuator.method, valuator.estimate, choices)
 

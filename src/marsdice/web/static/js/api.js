@@ -49,6 +49,9 @@ export const verify = (id) => get(`/api/tables/${encodeURIComponent(id)}/verify`
 export const review = (id) => get(`/api/tables/${encodeURIComponent(id)}/review`);
 export const replay = (id) => get(`/api/tables/${encodeURIComponent(id)}/replay`);
 export const recordUrl = (id) => `/api/tables/${encodeURIComponent(id)}/record`;
+/** The one name a table's record downloads under, from every page (the end screen, the
+ * fairness panel, the review, the replay). */
+export const recordName = (id) => `marsdice-${id}.txt`;
 
 /** A player's seed as the server takes it: up to 64 printable ASCII characters. */
 export function seedOk(seed) {

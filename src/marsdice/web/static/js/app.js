@@ -1,9 +1,10 @@
 // The single page's router: "/" lobby, "/t/{id}" a table (with "?seat=N" from an invite
-// link), "/t/{id}/review" and "/t/{id}/replay" (helper modules loaded on demand). Every view
+// link, N counted from 1 as people count seats and as `marsdice connect --seat N` does), "/t/{id}/review" and "/t/{id}/replay" (helper modules loaded on demand). Every view
 // module exports mount(el, ...) returning a cleanup function or {destroy, refresh}. Every module
 // of the page, the games' plugins included, uses named exports only (docs/browser.md).
 
 import * as api from "./api.js";
+import { stylesheet } from "./dom.js";
 import * as i18n from "./i18n.js";
 
 const { t } = i18n;
@@ -49,15 +50,32 @@ export async function game(name) {
   return found;
 }
 
+// where this page's own files came from: /static/v/{version}/ (cached for good, docs/server.md)
+// or /static/
+const STATIC_BASE = new URL("../", import.meta.url);
+
+/** A file of the page's own under the address the page itself came from, so that a plugin
+ * shares the page's modules (one dom.js, one i18n.js) and their caching. */
+function pageFile(path) {
+  const url = new URL(path, location.origin);
+  if (url.origin === location.origin && url.pathname.startsWith("/static/") && !url.pathname.startsWith("/static/v/")) {
+    return new URL(url.pathname.slice("/static/".length) + url.search, STATIC_BASE);
+  }
+  return url;
+}
+
 /** A game's plugin (the module /api/games names, docs/browser.md) with its translations
  * loaded: the module's named exports. */
 const plugins = new Map();
 export async function plugin(name) {
   if (!plugins.has(name)) {
     const loading = game(name).then(({ plugin: declared }) => {
-      const url = new URL(declared.module, location.origin);
+      const url = pageFile(declared.module);
       if (url.origin !== location.origin) throw new Error(`a plugin from another origin: ${url}`);
-      return Promise.all([import(url.href), i18n.load(declared.namespace)]).then(([module]) => module);
+      // (a plugin that loads its own styles says when they apply: `ready`)
+      return Promise.all([import(url.href).then(async (module) => (await module.ready, module)), i18n.load(declared.namespace)]).then(
+        ([module]) => module,
+      );
     });
     loading.catch(() => plugins.delete(name));
     plugins.set(name, loading);
@@ -106,10 +124,11 @@ async function route() {
     } else if ((match = path.match(/^\/t\/([A-Za-z0-9_-]+)$/))) {
       const table = await import("./table.js");
       if (token !== routeToken) return;
-      const seat = params.has("seat") ? Number(params.get("seat")) : null;
+      const asked = Number(params.get("seat"));
+      const seat = Number.isInteger(asked) && asked >= 1 ? asked - 1 : null; // (the seat's index)
       mounted = await table.mount(main, match[1], ctx, { seat });
     } else if ((match = path.match(/^\/t\/([A-Za-z0-9_-]+)\/(review|replay)$/))) {
-      await i18n.load("review");
+      await Promise.all([i18n.load("review"), stylesheet(new URL("css/review.css", STATIC_BASE))]);
       const module = await import(`./${match[2]}.js`);
       if (token !== routeToken) return;
       mounted = await module.mount(main, match[1], ctx);

@@ -26,3 +26,25 @@ export function h(tag, attrs, ...children) {
 export function put(node, ...children) {
   node.replaceChildren(...present(children));
 }
+
+/** Load a stylesheet once (a game's or a page's own, only where it is needed): resolves when
+ * it applies (or failed: the page still works unstyled). */
+export function stylesheet(url) {
+  const href = new URL(url, document.baseURI).href;
+  const present = [...document.querySelectorAll('link[rel="stylesheet"]')].find((link) => link.href === href);
+  if (present) return present.dataset.loaded === "false" ? new Promise((done) => present.addEventListener("load", done, { once: true })) : Promise.resolve();
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = href;
+  link.dataset.loaded = "false";
+  const loaded = new Promise((done) => {
+    const finish = () => {
+      link.dataset.loaded = "true";
+      done();
+    };
+    link.addEventListener("load", finish, { once: true });
+    link.addEventListener("error", finish, { once: true });
+  });
+  document.head.append(link);
+  return loaded;
+}

@@ -1,6 +1,7 @@
 // Translations: t(key, params) over JSON files /static/i18n/{lang}/{ns}.json.
 // A key is "ns:dotted.key" ("common" when no namespace). A value may be a plural object
-// {"one": ..., "few": ..., "many": ..., "other": ...} chosen by params.count (Intl.PluralRules).
+// {"one": ..., "few": ..., "many": ..., "other": ...} chosen by params.count (Intl.PluralRules;
+// params.digits: the count's decimals as shown).
 // Missing keys fall back to English, then to the key itself, so a gap never blanks the page.
 
 export const LANGUAGES = ["en", "pl", "ru"];
@@ -76,7 +77,10 @@ export function t(key, params = {}) {
   }
   if (value === undefined) return params.fallback ?? key;
   if (typeof value === "object" && value !== null) {
-    const rule = new Intl.PluralRules(language).select(Number(params.count ?? 0));
+    // `digits`: the count is shown with that many decimals ("5.0" is not "5" in Polish or
+    // Russian: 5,0 punktu, 5,0 процентного пункта)
+    const digits = Number.isInteger(params.digits) ? { minimumFractionDigits: params.digits, maximumFractionDigits: params.digits } : {};
+    const rule = new Intl.PluralRules(language, digits).select(Number(params.count ?? 0));
     value = value[rule] ?? value.other ?? "";
   }
   return String(value).replace(/\{(\w+)\}/g, (whole, name2) =>

@@ -25,13 +25,15 @@ export async function mount(root, ctx) {
     return games.find((g) => g.name === gameName) || games[0];
   }
 
-  function showFieldError(form, field, message) {
+  /** Say a field's error next to it (the form's own line when none is there); `focus`: move
+   * there (the first of several errors). */
+  function showFieldError(form, field, message, focus = true) {
     const spot = form.querySelector(`[data-error-for="${CSS.escape(field)}"]`) || form.querySelector(".form-error");
-    spot.textContent = message;
+    spot.textContent = spot.textContent ? `${spot.textContent} ${message}` : message;
     const input = form.querySelector(`[data-field="${CSS.escape(field)}"] input, [data-field="${CSS.escape(field)}"] select`);
     if (input) {
       input.setAttribute("aria-invalid", "true");
-      input.focus();
+      if (focus) input.focus();
     }
   }
 
@@ -140,22 +142,22 @@ export async function mount(root, ctx) {
       event.preventDefault();
       for (const spot of form.querySelectorAll(".field-error")) spot.textContent = "";
       for (const bad of form.querySelectorAll("[aria-invalid]")) bad.removeAttribute("aria-invalid");
+      // every mistake at once, each next to its field; the focus on the first
+      const errors = [];
       let variant;
       try {
         variant = readOptions(seats.length);
       } catch (failure) {
-        showFieldError(form, failure.field || "game", failure.message || String(failure));
-        return;
+        const each = Array.isArray(failure?.errors) ? failure.errors : [failure];
+        for (const one of each) errors.push([one?.field || "game", one?.message || String(one)]);
       }
       variant = { ...variant, players: seats.length };
       const humans = seats.filter((seat) => seat.kind === "human").length;
       const name = nameInput.value.trim();
-      if (humans && !name) {
-        showFieldError(form, "name", t("join.name_missing"));
-        return;
-      }
-      if (!api.seedOk(seedInput.value.trim())) {
-        showFieldError(form, "seed", t("join.seed_bad"));
+      if (humans && !name) errors.push(["name", t("join.name_missing")]);
+      if (!api.seedOk(seedInput.value.trim())) errors.push(["seed", t("join.seed_bad")]);
+      if (errors.length) {
+        errors.forEach(([field, message], index) => showFieldError(form, field, message, index === 0));
         return;
       }
       if (name) api.saveName(name);
@@ -226,7 +228,7 @@ export async function mount(root, ctx) {
         for (const seat of table.seats) {
           if (seat.kind === "human" && !seat.taken) {
             buttons.append(
-              el("a", { href: `/t/${table.id}?seat=${seat.seat}`, "data-link": true, class: "btn primary", text: t("lobby.join_seat", { n: seat.seat + 1 }) }),
+              el("a", { href: `/t/${table.id}?seat=${seat.seat + 1}`, "data-link": true, class: "btn primary", text: t("lobby.join_seat", { n: seat.seat + 1 }) }),
             );
           }
         }

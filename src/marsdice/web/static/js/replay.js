@@ -1,9 +1,12 @@
 // The replay viewer of a finished game (GET /api/tables/{id}/replay): every step with the view
 // after it, drawn by the game's own plugin; first / previous / next / last, arrow keys, a
-// slider, a clickable move list and autoplay.
+// slider, a clickable move list and autoplay; the review's chart of the game (js/chart.js) with
+// the step shown marked on it, once the review has come (it may take a few seconds).
 
+import { reviewChart } from "./chart.js";
 import { h } from "./dom.js";
 import { loadFinished, seatNames } from "./finished.js";
+import { units } from "./review.js";
 
 const NS = "review:";
 const AUTOPLAY_MS = 900;
@@ -23,12 +26,24 @@ export async function mount(el, tableId, ctx) {
   const last = steps.length;
   let position = 0;
   let timer = null;
+  let chart = null;
+  const chartBox = h("section", { class: "rp-chart", "aria-labelledby": "rp-chart-title", hidden: true });
 
   const boardCtx = () => ({ t: ctx.t, i18n: ctx.i18n, lang: ctx.i18n.lang(), seat: null, names, announce: () => {} });
   const moveLabel = (step) => {
     if (step.actor === "chance") {
       if (step.action === "draw" || step.action.startsWith("draw:")) return t("replay.draw");
-      return t("replay.chance", { action: step.action });
+      // the roll in the plugin's words (its event in the view after it), never its letters
+      const after = views[steps.indexOf(step) + 1];
+      const rolled = ((after && after.events) || []).find((event) => /roll/.test(event.type) && event.type !== "rolloff_round" && event.type !== "rolloff_begun");
+      if (rolled) {
+        try {
+          return plugin.describeEvent(rolled, boardCtx());
+        } catch {
+          /* the plain line below */
+        }
+      }
+      return t("replay.chance_plain");
     }
     let label = step.action;
     try {
@@ -116,6 +131,23 @@ export async function mount(el, tableId, ctx) {
       else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
     } else list.scrollTop = 0;
     el.querySelector(".rp-page")?.setAttribute("data-position", String(position));
+    if (chart) chart.mark(position);
+  }
+
+  /** The review's chart, drawn when the review arrives (no chart if it cannot be had). */
+  async function drawChart() {
+    let review;
+    try {
+      review = await ctx.api.review(tableId);
+    } catch {
+      return;
+    }
+    const made = reviewChart(review, names, t, units(review, ctx));
+    if (!made || !el.isConnected) return;
+    chart = made;
+    chartBox.replaceChildren(h("h2", { id: "rp-chart-title", text: t("chart.heading") }), chart.node);
+    chartBox.hidden = false;
+    chart.mark(position);
   }
 
   function go(target) {
@@ -169,7 +201,7 @@ export async function mount(el, tableId, ctx) {
         title,
         h(
           "nav",
-          { class: "rv-links" },
+          { class: "rv-links", "aria-label": t("links") },
           h("a", { href: `/t/${tableId}`, "data-link": "" }, t("back_table")),
           h("a", { href: `/t/${tableId}/review`, "data-link": "" }, t("open_review")),
           h("a", { href: `/api/tables/${tableId}/record`, download: `marsdice-${tableId}.txt` }, t("download_record")),
@@ -190,7 +222,7 @@ export async function mount(el, tableId, ctx) {
       h(
         "div",
         { class: "rp-layout" },
-        h("div", { class: "rp-main" }, board, h("section", { class: "rp-events-wrap" }, h("h2", { text: t("replay.events") }), events)),
+        h("div", { class: "rp-main" }, h("h2", { class: "sr-only", text: t("replay.board") }), board, h("section", { class: "rp-events-wrap" }, h("h2", { text: t("replay.events") }), events), chartBox),
         h(
           "aside",
           { class: "rp-side" },
@@ -205,6 +237,7 @@ export async function mount(el, tableId, ctx) {
   const asked = Number(new URLSearchParams(location.search).get("step"));
   if (Number.isInteger(asked) && asked > 0) position = Math.min(asked, last);
   draw();
+  drawChart();
   return {
     destroy() {
       stop();

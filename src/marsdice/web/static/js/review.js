@@ -3,6 +3,7 @@
 // luck, then every decision with the move played, the best move and what it lost, in the
 // review's own unit (win probability, expected turns, or the planner's estimates).
 
+import { reviewChart } from "./chart.js";
 import { h } from "./dom.js";
 import { loadFinished, seatNames } from "./finished.js";
 
@@ -29,6 +30,7 @@ export function units(review, ctx) {
       value: (x) => (x === null ? "—" : t("unit.percent", { x: num(100 * x, 1) })),
       loss: (x) => (x === null ? "—" : t("unit.points", { x: num(100 * x, 1) })),
       luck: (x) => t("unit.points", { x: (x >= 0 ? "+" : "") + num(100 * x, 1) }),
+      axis: (x) => `${num(100 * x, 0)}%`,
     };
   }
   if (review.unit === "expected turns") {
@@ -36,13 +38,59 @@ export function units(review, ctx) {
       value: (x) => (x === null ? "—" : t("unit.turns", { x: num(x, 2) })),
       loss: (x) => (x === null ? "—" : t("unit.turns", { x: num(x, 2) })),
       luck: (x) => t("unit.turns", { x: (x >= 0 ? "+" : "") + num(x, 2) }),
+      axis: (x) => num(x, 1),
     };
   }
   return {
     value: (x) => (x === null ? "—" : t("unit.estimate", { x: num(x, 2) })),
     loss: (x) => (x === null ? "—" : t("unit.estimate", { x: num(x, 2) })),
     luck: (x) => t("unit.estimate", { x: (x >= 0 ? "+" : "") + num(x, 2) }),
+    axis: (x) => num(x, 1),
   };
+}
+
+/** The result in the page's language and the names the table shows (the record's line names
+ * bots by their notation: "winprob 26, cautious 22: winprob wins"). */
+export function resultText(review, names, ctx) {
+  const t = (key, params) => ctx.t(NS + key, params || {});
+  if (!Array.isArray(review.scores) || review.scores.length !== names.length) return review.result;
+  const list = (items) => new Intl.ListFormat(ctx.i18n && ctx.i18n.lang ? ctx.i18n.lang() : "en", { type: "conjunction" }).format(items);
+  const scores = names.map((name, seat) => t("result.score", { name, score: review.scores[seat] })).join(", ");
+  if (!review.finished) return t("result.unfinished", { scores });
+  const winners = (review.winners || []).map((seat) => names[seat]);
+  if (names.length === 1) return t("result.solo", { scores });
+  if (!winners.length) return scores;
+  return t(winners.length > 1 ? "result.shared" : "result.win", { scores, names: list(winners), count: winners.length });
+}
+
+/** A move in words (the plugin's label for it; the notation only as a last resort). */
+function moveWords(plugin, move, ctx) {
+  if (plugin && typeof plugin.describeChoice === "function") {
+    try {
+      const label = plugin.describeChoice({ action: move, values: null, loss: null }, { ...ctx, view: null });
+      if (label) return label;
+    } catch {
+      // a plugin that needs the view for this move: the notation below
+    }
+  }
+  return move;
+}
+
+/** A decision's position with a Martian Dice roll's letters drawn as dice (the words stay
+ * in the dice's labels); other text as it is. */
+function positionNode(plugin, text, ctx) {
+  // the review's positions are written in English (src/marsdice/review): said so, for
+  // screen readers on a Polish or Russian page
+  const box = h("p", { class: "rv-position", lang: "en" });
+  if (!plugin || typeof plugin.diceCode !== "function") {
+    box.textContent = text;
+    return box;
+  }
+  for (const part of text.split(/(\b[TRHCK]{2,}\b)/)) {
+    const drawn = /^[TRHCK]{2,}$/.test(part) ? plugin.diceCode(part, ctx) : null;
+    box.append(drawn || part);
+  }
+  return box;
 }
 
 function markBadge(t, mark) {
@@ -56,15 +104,7 @@ function markBadge(t, mark) {
 }
 
 function moveText(plugin, move, ctx) {
-  if (plugin && typeof plugin.actionLabel === "function") {
-    try {
-      const label = plugin.actionLabel(move, null, ctx).label;
-      if (label && label !== move) return h("span", { class: "rv-move" }, label, " ", h("code", { text: move }));
-    } catch {
-      // a plugin that needs the view for this move: the notation alone
-    }
-  }
-  return h("span", { class: "rv-move" }, h("code", { text: move }));
+  return h("span", { class: "rv-move", "data-move": move }, moveWords(plugin, move, ctx));
 }
 
 function summaryCard(t, review, summary, fmt, ctx) {
@@ -135,7 +175,7 @@ function decisionRow(t, review, decision, fmt, plugin, ctx) {
       h("span", { class: "rv-turn", text: t("turn_round", { turn: decision.turn, round: decision.round }) }),
       markBadge(t, decision.mark),
     ),
-    h("p", { class: "rv-position", text: decision.position }),
+    positionNode(plugin, decision.position, ctx),
     h(
       "p",
       { class: "rv-played" },
@@ -156,6 +196,13 @@ function decisionRow(t, review, decision, fmt, plugin, ctx) {
       : null,
     decision.choices.length > 1 ? choices : null,
   );
+}
+
+/** The chart of the game (js/chart.js) under its heading, or nothing to draw. */
+function chartSection(review, t, fmt) {
+  const chart = reviewChart(review, review.players, t, fmt);
+  if (!chart) return null;
+  return h("section", { class: "rv-chart-wrap", "aria-labelledby": "rv-chart-heading" }, h("h2", { id: "rv-chart-heading", text: t("chart.heading") }), chart.node);
 }
 
 function render(el, review, table, plugin, ctx, filters) {
@@ -196,7 +243,7 @@ function render(el, review, table, plugin, ctx, filters) {
         "header",
         { class: "rv-header" },
         h("h1", { text: t("title", { game: review.title }) }),
-        h("p", { class: "rv-result", text: review.result }),
+        h("p", { class: "rv-result", text: resultText(review, review.players, ctx) }),
         h(
           "p",
           { class: `rv-method${review.estimate ? " is-estimate" : ""}` },
@@ -211,16 +258,23 @@ function render(el, review, table, plugin, ctx, filters) {
             mistake: fmt.loss(review.thresholds.mistake),
             blunder: fmt.loss(review.thresholds.blunder),
           }),
+          review.unit === "win probability" ? ` ${t("pp_note")}` : null,
         ),
         h(
           "nav",
-          { class: "rv-links" },
+          { class: "rv-links", "aria-label": t("links") },
           id ? link(`/t/${id}`, "back_table", { "data-link": "" }) : null,
           id ? link(`/t/${id}/replay`, "open_replay", { "data-link": "" }) : null,
           id ? link(`/api/tables/${id}/record`, "download_record", { download: `marsdice-${id}.txt` }) : null,
         ),
       ),
-      h("div", { class: "rv-summaries" }, review.summaries.map((s) => summaryCard(t, review, s, fmt, ctx))),
+      h(
+        "section",
+        { class: "rv-summaries-wrap", "aria-labelledby": "rv-summaries-title" },
+        h("h2", { id: "rv-summaries-title", class: "sr-only", text: t("summaries_title") }),
+        h("div", { class: "rv-summaries" }, review.summaries.map((s) => summaryCard(t, review, s, fmt, ctx))),
+      ),
+      chartSection(review, t, fmt),
       h(
         "section",
         { class: "rv-decisions-wrap", "aria-labelledby": "rv-decisions-title" },

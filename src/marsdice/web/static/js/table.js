@@ -18,6 +18,7 @@ import { createLog } from "./table/log.js";
 import { createNotice } from "./table/notice.js";
 import { createScores } from "./table/scores.js";
 import { createStore } from "./table/store.js";
+import { createStrip } from "./table/strip.js";
 import { createTurn } from "./table/turn.js";
 
 export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {}) {
@@ -32,6 +33,7 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     pending: null,
     conn: "connecting",
     arrivedAt: 0,
+    queued: 0,
   });
   const connection = connectTable({ store, ctx, tableId });
   const env = { store, ctx, plugin, tableId, connection, invitedSeat };
@@ -47,6 +49,13 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   const scores = createScores(env);
   const log = createLog(env);
   const fair = createFair(env);
+  const strip = createStrip(env);
+  // the hints and the log fold away (folded at first on a narrow screen, open on a wide one)
+  const narrow = window.matchMedia?.("(max-width: 900px)").matches;
+  const fold = (panel, name, title) =>
+    el("details", { class: `fold fold-${name}`, open: !narrow }, el("summary", { class: "fold-summary", text: title() }), panel.node);
+  const hintsFold = fold(hints, "hints", () => ctx.t("hints.fold"));
+  const logFold = fold(log, "log", () => ctx.t("log.title"));
 
   const page = el(
     "section",
@@ -54,11 +63,13 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     head.node,
     notice.node,
     ...join.nodes,
+    // (outside the grid: it sticks to the top of the screen over the whole page on a phone)
+    strip.node,
     el(
       "div",
       { class: "table-grid" },
-      el("div", { class: "play-col" }, turn.node, actions.node, board.node, end.node, hints.node),
-      el("aside", { class: "side-col" }, scores.node, log.node, fair.node),
+      el("div", { class: "play-col" }, turn.node, actions.node, board.node, end.node, hintsFold),
+      el("aside", { class: "side-col" }, scores.node, logFold, fair.node),
     ),
     ...actions.dialogs,
     ...end.dialogs,
@@ -67,13 +78,24 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   put(root, page);
 
   // the log first: a new step's events are announced before the turn that follows them
-  const panels = [log, head, join, turn, notice, board, actions, scores, hints, fair, end];
+  const panels = [log, head, join, strip, turn, notice, board, actions, scores, hints, fair, end];
   const unsubscribe = panels.map((panel) => store.subscribe(panel.render));
   // last, once every panel is drawn: tests wait on these for a state to be on the page
   unsubscribe.push(
     store.subscribe((state) => {
       page.dataset.version = String(state.message ? state.message.version : -1);
       page.dataset.seat = state.seat === null ? "" : String(state.seat);
+      page.dataset.queued = String(state.queued);
+      // a fold shows its panel's state: hidden with it, titled in the page's language
+      hintsFold.hidden = hints.node.hidden;
+      hintsFold.querySelector("summary").textContent = ctx.t("hints.fold");
+      logFold.querySelector("summary").textContent = ctx.t("log.title");
+      // a log that scrolls can be scrolled from the keyboard: it takes the focus
+      const list = log.node.querySelector(".log");
+      if (list && !list.hasAttribute("tabindex")) {
+        list.tabIndex = 0;
+        list.setAttribute("aria-labelledby", "log-title");
+      }
     }),
   );
   store.notify();

@@ -2,8 +2,11 @@
 // docs/rules-attacks.md; view.board: src/marsdice/attacks/game.py board()). Everything shown
 // comes from the server's view, and every text from i18n/{lang}/attacks.json.
 
-import { h } from "../dom.js";
+import { h, stylesheet } from "../dom.js";
 import { choices, initial, settings, typed } from "../variant.js";
+
+// the game's own styles, loaded with its plugin (the lobby's form, the table, the replay)
+export const ready = stylesheet(new URL("../../css/attacks.css", import.meta.url));
 
 const NS = "attacks:";
 const SVG = "http://www.w3.org/2000/svg";
@@ -365,7 +368,8 @@ function playersArea(ctx, view, board) {
       ),
     );
   }
-  return h("section", { class: "atk-players", "aria-label": tr(t, "players") }, h("ol", {}, rows));
+  // (a list, not a landmark: the table's score panel is the players' region)
+  return h("div", { class: "atk-players" }, h("ol", { "aria-label": tr(t, "players") }, rows));
 }
 
 function statusLine(ctx, view, board) {
@@ -421,6 +425,50 @@ export function renderBoard(el, view, ctx) {
   el.replaceChildren(...parts.filter(Boolean));
 }
 
+/** "2 heads, 1 ray gun and 3 nukes": counts of faces in the language's words and plurals. */
+function countsText(ctx, pairs) {
+  const t = ctx.t;
+  const parts = pairs.filter(([, count]) => count > 0).map(([letter, count]) => tr(t, "dice_count", { count, face: faceWord(t, letter, count) }));
+  if (!parts.length) return tr(t, "no_dice");
+  return new Intl.ListFormat(ctx.lang || "en", { type: "conjunction" }).format(parts);
+}
+
+/** What a roll showed (its faces' letters, as the event gives them) in words. */
+function facesText(ctx, faces) {
+  const count = (letter) => [...(faces || "")].filter((face) => face === letter).length;
+  return countsText(ctx, ["H", "R", "N"].map((letter) => [letter, count(letter)]));
+}
+
+/** The dice an event shows, as small dice for the log (their words are in the line). */
+export function eventDice(event) {
+  if (event.type !== "rolled" || !event.faces) return null;
+  return h("span", { class: "log-dice", "aria-hidden": "true" }, [...event.faces].map((letter) => die(() => "", letter, false, 0)));
+}
+
+/**
+ * A turn in one line from its events (turn-began to turn-ended): "Planner attacked Dallas: 5
+ * ray guns, 2 nukes; token to 5." Null for a turn with no attack (a pass).
+ */
+export function recap(events, ctx) {
+  const t = ctx.t;
+  const end = events[events.length - 1];
+  if (!end || end.type !== "turn-ended") return null;
+  const target = [...events].reverse().find((e) => e.type === "target-declared");
+  if (!target) return null;
+  const rolls = events.filter((e) => e.type === "rolled");
+  const last = rolls[rolls.length - 1];
+  const who = seatName(ctx, end.seat);
+  const dice = last ? countsText(ctx, [["R", last.rays], ["N", last.nukes]]) : tr(t, "no_dice");
+  const captured = events.find((e) => e.type === "captured");
+  const token = events.find((e) => e.type === "token-placed");
+  let result;
+  if (captured) result = tr(t, "recap.captured", { card: cardName(captured.card), vp: captured.vp });
+  else if (end.outcome === "bombed" || end.outcome === "failed Detroit") result = token ? tr(t, "recap.bombed_kept", { n: token.value }) : tr(t, "recap.bombed");
+  else if (token) result = tr(t, "recap.token", { n: token.value });
+  else result = tr(t, `outcome.${end.outcome}`);
+  return tr(t, "recap.line", { who, card: cardName(target.card), dice, result });
+}
+
 export function describeEvent(event, ctx) {
   const t = ctx.t;
   const who = event.seat !== undefined ? seatName(ctx, event.seat) : "";
@@ -432,15 +480,14 @@ export function describeEvent(event, ctx) {
     case "turn-ended":
       return tr(t, key, { who, outcome: tr(t, `outcome.${event.outcome}`) });
     case "rolled":
+      // the faces in words (the log shows them as dice too), never as letter codes
       return tr(t, event.toronto ? "event.rolled-toronto" : key, {
         who,
-        faces: event.faces || "—",
-        heads: event.heads,
-        rays: event.rays,
-        nukes: event.nukes,
+        roll: facesText(ctx, event.faces),
+        locked: countsText(ctx, [["R", event.rays], ["N", event.nukes]]),
       });
     case "rerolling":
-      return tr(t, event.switch ? "event.rerolling-switch" : key, { who, n: event.count, card: cardName(event.switch) });
+      return tr(t, event.switch ? "event.rerolling-switch" : key, { who, count: event.count, card: cardName(event.switch) });
     case "bombed":
       return tr(t, event.detroit ? "event.bombed-detroit" : key, { who, card, nukes: event.nukes, limit: event.limit, count: event.count });
     case "card-turned-up":
@@ -506,9 +553,13 @@ export function actionLabel(action, view, ctx) {
     const count = m[1] ? Number(m[1]) : null;
     if (m[2]) {
       const params = { n: count, card: cardName(m[2]) };
-      return { label: tr(t, count === null ? "action.reroll-switch" : "action.reroll-n-switch", params), key: null };
+      // switching to another city: that city's stack digit (the table gives a spare key to a
+      // second action wanting the same one)
+      const stack = (board.stacks || []).find((s) => s.card && s.card.slug === m[2]);
+      return { label: tr(t, count === null ? "action.reroll-switch" : "action.reroll-n-switch", params), key: stack ? String(stack.stack) : null };
     }
-    return count === null ? { label: tr(t, "action.reroll"), key: "r" } : { label: tr(t, "action.reroll-n", { n: count }), key: String(count) };
+    // G rolls again in both games (the terminal's letter too); N heads: the digit N
+    return count === null ? { label: tr(t, "action.reroll"), key: "g" } : { label: tr(t, "action.reroll-n", { n: count }), key: String(count) };
   }
   return { label: action, key: null };
 }

@@ -7,7 +7,7 @@ import { h as el } from "../dom.js";
 import { choices, initial, settings, typed } from "../variant.js";
 
 const FACES = ["tanks", "rays", "humans", "cows", "chickens"];
-const KEYS = { rays: "r", humans: "h", cows: "c", chickens: "k", stop: "s", roll: "d" };
+const KEYS = { rays: "r", humans: "h", cows: "c", chickens: "k", stop: "s", roll: "g" }; // the terminal's letters too (docs/browser.md)
 
 const ICONS = {
   tanks:
@@ -203,7 +203,22 @@ export function renderOptions(box, ctx) {
       readers.push([field, () => typed(property, choice.input.value)]);
     }
   }
-  return () => Object.fromEntries(readers.map(([field, read]) => [field, read()]));
+  // every bad field at once ({field, message} of the first, `errors` all of them: the lobby
+  // shows each next to its field)
+  return () => {
+    const read = {};
+    const errors = [];
+    for (const [field, reader] of readers) {
+      try {
+        read[field] = reader();
+      } catch (error) {
+        if (!error || !error.field) throw error;
+        errors.push(error);
+      }
+    }
+    if (errors.length) throw { ...errors[0], errors };
+    return read;
+  };
 }
 
 /** The notice when the end is triggered: who reached the target and who still plays. */
@@ -346,16 +361,42 @@ export function renderBoard(root, view, ctx) {
   root.replaceChildren(wrap);
 }
 
+/** A record's dice letters (the review's positions: "TTTRRHC") as dice, labelled in words;
+ * null for text that is not dice. */
+export function diceCode(code, ctx) {
+  const counts = [0, 0, 0, 0, 0];
+  for (const letter of code) {
+    const index = "TRHCK".indexOf(letter);
+    if (index < 0) return null;
+    counts[index] += 1;
+  }
+  const row = diceRow(ctx.t, counts);
+  row.setAttribute("aria-hidden", "true");
+  return el("span", { class: "md-code", role: "img", "aria-label": rollSummary(ctx.t, counts) }, row);
+}
+
+/** The dice a roll showed, as small dice for the log (the line says them in words). */
+export function eventDice(event, ctx) {
+  if ((event.type !== "rolled" && event.type !== "rolloff_roll") || !Array.isArray(event.counts)) return null;
+  const row = diceRow(ctx.t, event.counts);
+  row.classList.add("log-dice");
+  row.setAttribute("aria-hidden", "true");
+  return row;
+}
+
 export function describeEvent(event, ctx) {
   const { t } = ctx;
   const who = name(ctx, event.seat);
   switch (event.type) {
-    case "rolled":
+    case "rolled": {
+      const dice = event.counts.reduce((a, b) => a + b, 0);
       return t(event.first ? "martian:ev.rolled_first" : "martian:ev.rolled", {
         name: who,
-        dice: event.counts.reduce((a, b) => a + b, 0),
+        dice,
+        count: dice,
         roll: rollSummary(t, event.counts),
       });
+    }
     case "took":
       return t("martian:ev.took", { name: who, what: countText(t, FACES[event.face], event.count) });
     case "continued":
@@ -409,7 +450,10 @@ export function describeChoice(choice, ctx) {
   if (!values) return label;
   const parts = [];
   if (values.win_probability !== null && values.win_probability !== undefined) {
-    parts.push(t("martian:value.win", { value: i18n.pct(values.win_probability, 1) }));
+    // the many-player approximation rates a move against the most dangerous opponent: not a
+    // chance to win, and not called one
+    const key = ctx.method === "approximation" ? "martian:value.rating" : "martian:value.win";
+    parts.push(t(key, { value: i18n.pct(values.win_probability, 1) }));
   }
   if (values.expected_score !== null && values.expected_score !== undefined) {
     parts.push(t("martian:value.score", { value: i18n.num(values.expected_score, 2) }));

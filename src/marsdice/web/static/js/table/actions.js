@@ -2,7 +2,28 @@
 // fool check: with the table's option on, a blunder (the advice's flag) is confirmed first.
 
 import { h as el, put } from "../dom.js";
-import { isOver, openDialog, pluginContext, seatNames, typing } from "./common.js";
+import { isOver, keyOf, openDialog, pluginContext, seatNames, typing } from "./common.js";
+
+// keys for the buttons whose plugin gives none, or one another button already has: every
+// button shows a key, and no two share one
+const SPARE_KEYS = "1234567890qwetyuiopafjlzxvbnm";
+
+/** Each action's key: the plugin's own if it is free, else the first spare one. */
+function assignKeys(labels) {
+  const used = new Set();
+  const keys = labels.map(({ key }) => {
+    const own = key ? key.toLowerCase() : null;
+    if (!own || used.has(own)) return null;
+    used.add(own);
+    return own;
+  });
+  return keys.map((key) => {
+    if (key) return key;
+    const spare = [...SPARE_KEYS].find((candidate) => !used.has(candidate)) || null;
+    if (spare) used.add(spare);
+    return spare;
+  });
+}
 
 /** The advice for one action, if the server sent any. */
 function adviceFor(state, action) {
@@ -16,7 +37,8 @@ export function createActions({ store, ctx, plugin, connection }) {
   const title = el("h2", { class: "sr-only", id: "actions-title" });
   const actions = el("div", { class: "actions", role: "group", "aria-labelledby": "actions-title" });
   const help = el("p", { class: "actions-help" });
-  const node = el("section", { class: "action-bar", "aria-labelledby": "actions-title" }, title, actions, help);
+  // focusable itself: between two turns the focus waits here, not on the page's body
+  const node = el("section", { class: "action-bar", tabindex: "-1", "aria-labelledby": "actions-title" }, title, actions, help);
   const confirmDialog = el("dialog", { class: "dialog confirm-dialog", "aria-labelledby": "confirm-title" });
   let keepFocus = false;
 
@@ -50,7 +72,10 @@ export function createActions({ store, ctx, plugin, connection }) {
     if (loss === null || loss === undefined) return null;
     if (method === "solo-expected-turns") return el("p", { text: t("confirm.loss_turns", { value: i18n.num(loss, 2) }) });
     if (method === "planner-estimate") return el("p", { text: t("confirm.loss_estimate", { value: i18n.num(loss, 2) }) });
-    return el("p", { text: t("confirm.loss", { value: i18n.pct(loss, 1) }) });
+    // percentage points, said in words (the plural chosen for the number as shown)
+    const points = Math.round(1000 * loss) / 10;
+    const key = method === "approximation" ? "confirm.loss_approximation" : "confirm.loss";
+    return el("p", { text: t(key, { value: i18n.num(points, 1), count: points, digits: 1 }) });
   }
 
   function confirmBlunder(state, action, advice) {
@@ -63,7 +88,7 @@ export function createActions({ store, ctx, plugin, connection }) {
     const back = el("button", { type: "button", class: "btn primary", "data-confirm": "back", text: t("confirm.back") });
     put(confirmDialog,
       el("h2", { id: "confirm-title", text: `⚠ ${t("confirm.title")}` }),
-      el("p", { text: t("confirm.text", { action: label }) }),
+      el("p", { text: t({ "planner-estimate": "confirm.text_estimate", approximation: "confirm.text_approximation" }[all.method] || "confirm.text", { action: label }) }),
       lossLine(all.method, advice.loss),
       better ? el("p", { class: "hint", text: t("confirm.better", { actions: better }) }) : null,
       el("div", { class: "row" }, back, play),
@@ -79,7 +104,7 @@ export function createActions({ store, ctx, plugin, connection }) {
   function onKey(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (typing(event.target) || document.querySelector("dialog[open]")) return;
-    const button = actions.querySelector(`button[data-key="${CSS.escape(event.key.toLowerCase())}"]`);
+    const button = keyOf(event, (key) => actions.querySelector(`button[data-key="${CSS.escape(key)}"]`));
     if (button && !button.disabled) {
       event.preventDefault();
       button.click();
@@ -94,8 +119,8 @@ export function createActions({ store, ctx, plugin, connection }) {
     title.textContent = t("table.your_move");
     // keyboard users keep their place: focus that was on the buttons comes back to the new ones
     const active = document.activeElement;
-    if (actions.contains(active)) keepFocus = true;
-    else if (active && active !== document.body && !actions.contains(active)) keepFocus = false;
+    if (node.contains(active)) keepFocus = true;
+    else if (active && active !== document.body) keepFocus = false;
     put(actions);
     const legal = view?.legal_actions || [];
     // an action sent on this state awaits its answer, or the connection is down: no second click
@@ -112,6 +137,7 @@ export function createActions({ store, ctx, plugin, connection }) {
       }
       help.textContent = text;
       actions.hidden = true;
+      if (keepFocus && !node.hidden && (!document.activeElement || document.activeElement === document.body)) node.focus();
       return;
     }
     actions.hidden = false;
@@ -121,8 +147,11 @@ export function createActions({ store, ctx, plugin, connection }) {
     else delete actions.dataset.advice;
     help.textContent = t("table.shortcuts_help");
     const pctx = pluginContext(state, ctx);
-    for (const action of legal) {
-      const { label, key, face } = plugin.actionLabel(action, view, pctx);
+    const labels = legal.map((action) => plugin.actionLabel(action, view, pctx));
+    const keys = assignKeys(labels);
+    legal.forEach((action, index) => {
+      const { label, face } = labels[index];
+      const key = keys[index];
       const button = el("button", {
         type: "button",
         class: `btn action ${face ? `face-${face}` : `act-${action}`}`,
@@ -136,9 +165,11 @@ export function createActions({ store, ctx, plugin, connection }) {
       button.append(el("span", { class: "action-label", text: label }));
       if (key) button.append(el("kbd", { "aria-hidden": "true", text: key.toUpperCase() }));
       actions.append(button);
-    }
-    if (keepFocus && (document.activeElement === document.body || !document.activeElement)) {
-      actions.querySelector("button:not([disabled])")?.focus();
+    });
+    const lost = !document.activeElement || document.activeElement === document.body || document.activeElement === node;
+    if (keepFocus && lost) {
+      // (while a sent action awaits its answer the buttons are disabled: the bar holds it)
+      (actions.querySelector("button:not([disabled])") || node).focus();
     }
   }
 

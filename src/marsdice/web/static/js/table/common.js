@@ -47,3 +47,23 @@ export function openDialog(dialog, focus) {
 export function typing(target) {
   return target instanceof HTMLElement && target.closest("input, select, textarea, [contenteditable]");
 }
+
+/**
+ * The shortcut a key press means, on any keyboard layout: `find(key)` is asked for the key's
+ * own character when it is a Latin letter or a digit (QWERTY, AZERTY), else for the key's place
+ * on a US keyboard (`event.code`: KeyG, Digit1, Numpad1), so a Russian or Greek layout, whose
+ * letters are not Latin, presses the same buttons, and so do AZERTY's unshifted digits (&é").
+ * Returns what `find` found, or null.
+ */
+export function keyOf(event, find) {
+  const typed = event.key && event.key.length === 1 ? event.key.toLowerCase() : null;
+  if (typed && /^[a-z0-9]$/.test(typed)) return find(typed) || null; // the layout's own Latin key
+  const place = /^(?:Key([A-Z])|Digit([0-9])|Numpad([0-9]))$/.exec(event.code || "");
+  if (!place) return null;
+  return find((place[1] || place[2] || place[3]).toLowerCase()) || null;
+}
+
+/** Is this key press the rules' "?" (on any layout: Shift with the US "/" key too)? */
+export function isHelpKey(event) {
+  return event.key === "?" || (event.code === "Slash" && event.shiftKey);
+}

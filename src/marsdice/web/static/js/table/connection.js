@@ -9,6 +9,7 @@
 // `message` is always a whole state as the panels know it. A version skipped asks for a `sync`;
 // a patch that does not fit says hello again (a whole state): the page never drifts.
 
+import { createPacer } from "./pace.js";
 import { applyPatch } from "./patch.js";
 
 const PROTOCOL = 2;
@@ -22,9 +23,8 @@ export function connectTable({ store, ctx, tableId }) {
   let current = null; // the last whole state, as applied here
   let syncing = null; // the version a sync was asked from, until its answer fits
 
-  function onState(message) {
-    current = message;
-    syncing = null;
+  /** Show a whole state on the page (the pacer decides when). */
+  function show(message) {
     const state = store.get();
     const patch = { message };
     if (!state.message || message.version !== state.message.version) patch.arrivedAt = performance.now();
@@ -33,6 +33,15 @@ export function connectTable({ store, ctx, tableId }) {
     else if (message.seat === null && !api.savedSeat(tableId)) patch.seat = null;
     if (state.sent !== -1 && message.version > state.sent) Object.assign(patch, { sent: -1, pending: null });
     store.set(patch);
+  }
+
+  const pacer = createPacer(show, { onQueue: (queued) => queued !== store.get().queued && store.set({ queued }) });
+
+  /** A whole state (hello, a resync): it replaces whatever still waits to be shown. */
+  function onState(message) {
+    current = message;
+    syncing = null;
+    pacer.now(message);
   }
 
   function guidance(message) {
@@ -65,6 +74,7 @@ export function connectTable({ store, ctx, tableId }) {
       return;
     }
     syncing = null;
+    const mine = current.your_turn && message.actor === "human"; // this page's own move
     let next;
     if (message.type === "table") next = { ...current, table: message.table };
     else if (message.type === "advice") next = { ...current, ...guidance(message) };
@@ -89,7 +99,11 @@ export function connectTable({ store, ctx, tableId }) {
         ...guidance(message),
       };
     }
-    onState(next);
+    current = next;
+    // a step waits its turn to be shown, and is held for reading unless it is this page's own
+    // move or this page is to move next (what follows then waits for the person anyway)
+    if (message.type === "step") pacer.step(next, !mine && !next.your_turn);
+    else pacer.update(next);
   }
 
   function onError(message) {
@@ -124,7 +138,12 @@ export function connectTable({ store, ctx, tableId }) {
   });
   return {
     open: () => socket.open(),
-    close: () => socket.close(),
+    close: () => {
+      pacer.close();
+      socket.close();
+    },
+    /** Show every step still waiting now (the "skip" button). */
+    flush: () => pacer.flush(),
     hello: (token) => socket.hello(token),
     act: (version, action) => socket.act(version, action),
   };

@@ -19,7 +19,7 @@ export function createEnd({ ctx, plugin }) {
       { class: "row end-links" },
       el("a", { href: `/t/${table.id}/review`, "data-link": true, class: "btn primary", text: t("end.review") }),
       el("a", { href: `/t/${table.id}/replay`, "data-link": true, class: "btn", text: t("end.replay") }),
-      el("a", { href: api.recordUrl(table.id), download: `${table.id}.txt`, class: "btn", text: t("end.record") }),
+      el("a", { href: api.recordUrl(table.id), download: api.recordName(table.id), class: "btn", text: t("end.record") }),
       el("a", { href: "/", "data-link": true, class: "btn ghost", text: t("nav.back_lobby") }),
     );
   }

@@ -50,8 +50,8 @@ export function createFair({ store, ctx, tableId }) {
         parts.push(el("p", { class: "hint", text: t("fair.verify_unavailable") }));
       }
       parts.push(
-        el("p", { class: "hint" }, t("fair.cli"), " ", el("code", { text: `marsdice verify ${table.id}.txt` })),
-        el("p", {}, el("a", { href: api.recordUrl(table.id), download: `${table.id}.txt`, class: "btn", text: t("end.record") })),
+        el("p", { class: "hint" }, t("fair.cli"), " ", el("code", { text: `marsdice verify ${api.recordName(table.id)}` })),
+        el("p", {}, el("a", { href: api.recordUrl(table.id), download: api.recordName(table.id), class: "btn", text: t("end.record") })),
       );
     }
     put(node, ...parts);

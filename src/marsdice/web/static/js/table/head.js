@@ -2,10 +2,17 @@
 // and the rules button (the rules dialog, also on "?"). It also keeps the tab's title.
 
 import { h as el, put } from "../dom.js";
-import { openDialog, typing } from "./common.js";
+import { isHelpKey, openDialog, typing } from "./common.js";
+import { SPEEDS, setSpeed, speed } from "./pace.js";
 
-export function createHead({ ctx }) {
+export function createHead({ ctx, connection }) {
   const { t, i18n } = ctx;
+  // the person's pace for the steps they did not make (js/table/pace.js), and a skip of the wait
+  const speedSelect = el("select", { id: "speed-select", class: "speed-select" });
+  speedSelect.addEventListener("change", () => setSpeed(speedSelect.value));
+  const speedLabel = el("label", { for: "speed-select", class: "speed-label" });
+  const skipButton = el("button", { type: "button", class: "btn ghost skip-button", hidden: true });
+  skipButton.addEventListener("click", () => connection.flush());
   const title = el("h1", { class: "table-title" });
   const statusChip = el("span", { class: "chip status-chip" });
   const connChip = el("span", { class: "chip conn-chip", role: "status" });
@@ -15,7 +22,7 @@ export function createHead({ ctx }) {
     "header",
     { class: "table-head" },
     el("div", { class: "table-head-main" }, title, statusChip, connChip),
-    el("div", { class: "table-head-tools" }, rulesButton),
+    el("div", { class: "table-head-tools" }, speedLabel, speedSelect, skipButton, rulesButton),
   );
   let game = null;
   const gameTitle = () => t(`game.${game}`, { fallback: game });
@@ -51,7 +58,7 @@ export function createHead({ ctx }) {
   function onKey(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (typing(event.target) || document.querySelector("dialog[open]")) return;
-    if (event.key === "?") {
+    if (isHelpKey(event)) {
       event.preventDefault();
       showRules();
     }
@@ -60,6 +67,14 @@ export function createHead({ ctx }) {
 
   function render(state) {
     const { table, message, conn } = state;
+    if (speedSelect.dataset.lang !== i18n.lang()) {
+      speedSelect.dataset.lang = i18n.lang();
+      speedLabel.textContent = t("speed.label");
+      put(speedSelect, ...Object.keys(SPEEDS).map((name) => el("option", { value: name, text: t(`speed.${name}`) })));
+    }
+    if (document.activeElement !== speedSelect) speedSelect.value = speed();
+    skipButton.textContent = t("table.skip");
+    skipButton.hidden = !state.queued;
     game = table.game;
     title.textContent = gameTitle();
     title.append(el("span", { class: "table-id", text: ` #${table.id}` }));

@@ -1,5 +1,8 @@
 // The hints panel (the table's `hints` option): each choice of the seat to act with the
-// advice's values in the plugin's words, the best marked, blunders flagged.
+// advice's values in the plugin's words, the best marked, blunders flagged. What the values
+// are is said first, from the advice's `method`: exact values as exact, the planner's
+// estimates and the many-player approximation as what they are (the plugin words each
+// value by `ctx.method` too: an approximation's rating is not "win").
 
 import { h as el, put } from "../dom.js";
 import { pluginContext, seatNames } from "./common.js";
@@ -13,7 +16,7 @@ export function createHints({ ctx, plugin }) {
     const show = state.table.options.hints && advice && advice.choices?.some((choice) => choice.values);
     node.hidden = !show;
     if (!show) return;
-    const pctx = pluginContext(state, ctx);
+    const pctx = { ...pluginContext(state, ctx), method: advice.method, estimate: Boolean(advice.estimate) };
     const best = Math.min(...advice.choices.map((choice) => choice.loss ?? Infinity));
     const list = el("ul", { class: "hints" });
     for (const choice of advice.choices) {
@@ -28,12 +31,18 @@ export function createHints({ ctx, plugin }) {
         ),
       );
     }
-    const method = t(`hints.method.${advice.method}`, { fallback: advice.method });
-    const estimate = advice.estimate && advice.method !== "planner-estimate" ? ` · ${t("hints.estimate")}` : "";
+    const exact = !advice.estimate && advice.method !== "approximation";
+    const method = t(`hints.method.${advice.method}`, { fallback: t(exact ? "hints.exact" : "hints.estimate") });
     put(node,
       el("h2", { id: "hints-title", text: t("hints.title", { name: seatNames(state.table, t)[advice.seat] ?? "" }) }),
+      el(
+        "p",
+        { class: `hints-method ${exact ? "is-exact" : "is-estimate"}`, "data-method": advice.method },
+        el("span", { class: "hints-kind", text: exact ? `= ${t("hints.exact")}` : `≈ ${t(advice.method === "approximation" ? "hints.approximate" : "hints.estimate")}` }),
+        " ",
+        method,
+      ),
       list,
-      el("p", { class: "hint", text: method + estimate }),
     );
   }
 

@@ -83,7 +83,7 @@ export function createJoin({ store, ctx, tableId, connection, invitedSeat }) {
     const list = el("ul", { class: "invite-list" });
     for (const seat of table.seats) {
       if (seat.kind !== "human" || seat.taken) continue;
-      const link = `${location.origin}/t/${table.id}?seat=${seat.seat}`;
+      const link = `${location.origin}/t/${table.id}?seat=${seat.seat + 1}`; // (seat N, from 1)
       const input = el("input", {
         readonly: true,
         value: link,

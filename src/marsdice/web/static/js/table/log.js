@@ -2,7 +2,9 @@
 // (hello, a reconnection) brings every step's events (`step_events`, protocol 2), so a page
 // arriving mid-game tells the game from its start; each step after adds its own. Kept in
 // localStorage (a reload or a new tab of the same table keeps it) for the 10 tables seen last.
-// A new step's events are announced to screen readers.
+// A new step's events are announced to screen readers. Rolls show their dice as small icons
+// (the plugin's `eventDice`; the words are in the line), and a finished turn gets a one-line
+// recap (the plugin's `recap`, "Planner attacked Dallas: ...") in the log and announced.
 
 import { h as el, put } from "../dom.js";
 import { pluginContext } from "./common.js";
@@ -62,17 +64,38 @@ export function createLog({ ctx, plugin, tableId }) {
     return fresh;
   }
 
+  /** The recap of the turn that ends at log[i] (null: none, or not the end of a turn). */
+  function recapAt(i, pctx) {
+    if (typeof plugin.recap !== "function") return null;
+    let start = i;
+    while (start > 0 && log[start].e.type !== "turn-began") start -= 1;
+    try {
+      return plugin.recap(log.slice(start, i + 1).map((entry) => entry.e), pctx);
+    } catch {
+      return null;
+    }
+  }
+
   function render(state) {
     const pctx = pluginContext(state, ctx);
-    for (const entry of record(state.message).slice(-3)) ctx.announce(plugin.describeEvent(entry.e, pctx));
+    const fresh = record(state.message);
+    const firstFresh = log.length - fresh.length;
+    for (const entry of fresh.slice(-3)) ctx.announce(plugin.describeEvent(entry.e, pctx));
+    for (let i = Math.max(firstFresh, 0); i < log.length; i++) {
+      const line = recapAt(i, pctx);
+      if (line) ctx.announce(line);
+    }
     const list = el("ol", { class: "log", reversed: true });
     for (let i = log.length - 1; i >= 0; i--) {
       const { e: event } = log[i];
+      const line = recapAt(i, pctx);
+      if (line) list.append(el("li", { class: "ev ev-recap", "data-seat": event.seat ?? null }, el("b", { text: line })));
       list.append(
         el(
           "li",
           { class: `ev ev-${event.type}${event.first ? " turn-start" : ""}`, "data-seat": event.seat ?? null },
           plugin.describeEvent(event, pctx),
+          typeof plugin.eventDice === "function" ? plugin.eventDice(event, pctx) : null,
         ),
       );
     }

@@ -28,8 +28,8 @@ export function createScores({ ctx, plugin }) {
       body.append(
         el(
           "tr",
-          { class: [turn ? "current" : "", index === mySeat ? "me" : ""].join(" ").trim() || null },
-          el("th", { scope: "row" }, el("span", { class: "player-name", text: list[index] }), ...marks),
+          { class: [`seat-c${index}`, turn ? "current" : "", index === mySeat ? "me" : ""].join(" ").trim() },
+          el("th", { scope: "row" }, el("span", { class: "swatch", "aria-hidden": "true" }), el("span", { class: "player-name", text: list[index] }), ...marks),
           el("td", { class: "num score", text: view ? String(view.scores[index]) : "–" }),
           el("td", { class: "num", text: view ? String(view.turns[index]) : "–" }),
         ),
