@@ -57,6 +57,7 @@ def private_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
         solo.solo_table,
         two_player_policies,
         policy.three_player_table,
+        policy.exact_table,
         nplayer.nplayer_table,
     ):
         cached.cache_clear()
