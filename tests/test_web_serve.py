@@ -79,12 +79,16 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         solve_queue=None,
         solve_per_client=None,
         max_solve=None,
+        ws_ping=30.0,
     )
     assert serve.run(args) == 0
     hub = seen["app"].state.hub
     assert (hub.absence_timeout, hub.stand_in) == (None, "random")  # 0: never
     assert (seen["host"], seen["port"], seen["log_level"]) == ("127.0.0.1", 8123, "warning")
     assert seen["ws_max_size"] == serve.WS_MAX_BYTES
+    assert (seen["ws_ping_interval"], seen["ws_ping_timeout"]) == (30.0, 20.0)
+    args.ws_ping = 0.0  # no pings
+    assert serve.run(args) == 0 and seen["ws_ping_interval"] is None
     assert seen["app"].state.db.url.endswith("x.sqlite3")
 
 
