@@ -101,7 +101,12 @@ def _digest(env_id: str, seed: int, **options: Any) -> tuple[int, str]:
     log: list[Any] = []
     while True:
         vector, mask = observation["observation"].tolist(), observation["action_mask"].tolist()
-        log.append([vector, mask, info["scores"], env.unwrapped.render()])
+        table = env.unwrapped  # the score line render() gave before issue 19
+        names = [
+            "you" if s == table.seat else f"{table.opponent}{s}"
+            for s in range(table.variant.players)
+        ]
+        log.append([vector, mask, info["scores"], table.game.result_text(table.state, names)])
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
         observation, reward, terminated, truncated, info = env.step(action)
         log.append([reward, terminated, truncated])
@@ -123,3 +128,44 @@ def test_seeded_episodes_are_as_before() -> None:
         12,
         "ea46f671b16bc45a5bd44234208c8fbf1d9f3ed431d474a1ca6ab9b80329cdbb",
     )
+
+
+def test_an_environment_pickles_and_runs_in_spawn_workers() -> None:
+    import pickle
+
+    env = gymnasium.make("marsdice/Attacks-v0", opponent="random", players=2)
+    env.reset(seed=2)
+    again = pickle.loads(pickle.dumps(env.unwrapped))
+    assert again.state == env.unwrapped.state
+    vec = gymnasium.make_vec(
+        "marsdice/Martian-v0",
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"context": "spawn"},
+        opponent="random",
+        target=6,
+    )
+    try:
+        observations, infos = vec.reset(seed=4)
+        assert observations["observation"].shape == (2, 30)
+        for _ in range(30):
+            # after an episode ends the next step resets (any action): its mask is empty
+            legal = [np.flatnonzero(m) for m in infos["action_mask"]]
+            actions = np.array([int(found[0]) if len(found) else 0 for found in legal])
+            observations, _, _, _, infos = vec.step(actions)
+            assert vec.single_observation_space["observation"].contains(
+                observations["observation"][0]
+            )
+    finally:
+        vec.close()
+
+
+@pytest.mark.filterwarnings("ignore:.*render_mode=.rgb_array. that is not in the possible")
+def test_render_mode_is_checked_and_turn_counters_can_go() -> None:
+    with pytest.raises(VariantError, match="render_mode"):
+        gymnasium.make("marsdice/Martian-v0", render_mode="rgb_array")
+    env = gymnasium.make("marsdice/Martian-v0", render_mode="ansi", turn_counters=False)
+    env.reset(seed=1)
+    text = env.render()
+    assert text.startswith("P1 0, P2 0 | choose: P1 picks from") and "turns" not in text
+    assert env.observation_space["observation"].shape == (28,)

@@ -39,6 +39,8 @@ VARIANTS = [
 def test_openspiel_random_simulation_checks(name: str, params: dict[str, Any]) -> None:
     game = pyspiel.load_game(name, params)
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    # serialized and deserialized at every step, as OpenSpiel's own Python games are
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 def test_game_types_are_truthful() -> None:
@@ -181,41 +183,41 @@ def test_a_capped_solo_game_stays_within_the_declared_utilities() -> None:
 
 # --- the same games as before the adapter learnt games from their declarations (issue 17) ---
 
-#: (game, parameters, seed) -> (rows, sha256 of every state's text, player, observation
-#: strings and tensors, legal actions or chance outcomes with their strings, the move played,
-#: then the returns), captured from the commit before issue 17 and recaptured once the views
-#: gained last_round, reached_target and dice.warning (the same games: the digests with those
-#: keys left out of the observation strings equal the first capture)
+#: (game, parameters, seed) -> (rows, sha256 of every state's player, observation strings and
+#: tensors, legal actions or chance outcomes with their strings, the move played, then the
+#: returns), captured from the commit before issue 19 with ``str(state)`` and the game type
+#: left out (issue 19 made ``str`` the whole position and added the information states, the
+#: ``turn_counters`` parameter; everything else plays move for move as before)
 TRAJECTORIES = [
     (
         MARTIAN,
         {"players": 2, "target": 6},
         1,
-        (80, "2f8673eac27a5d9f99db8557fa7c672f37fedfcf9dba0b67d0af4af6bfab168a"),
+        (79, "97fbe51aa5eec6a018b53e6562c1e81cee322546537fb0f7cca8f9d07e9d47de"),
     ),
     (
         MARTIAN,
         {"players": 1, "dice": 4, "target": 4},
         2,
-        (18, "efe806edd8b960f6cc974cd5dcb926984b401ddc6f3c3af87f2f7f2176856ee1"),
+        (17, "a7f46fce76a176207b67f8d6293e27892e040fbf24c0044b82424c4b1e3f3b6c"),
     ),
     (
         MARTIAN,
         {"players": 3, "target": 3, "dice": 5, "rolloff_dice": 3},
         3,
-        (50, "17250953571340eec0582795ba7bd8f8d0df65844d8685ded291c488dc7596ce"),
+        (49, "3b2b4b3a816355fd9d089defba0c585bdd0416f8812db1d37356890184d1d030"),
     ),
     (
         ATTACKS,
         {"players": 2},
         4,
-        (40, "55bc0ffce105155eac227fa99b816af0893006bd57c724c1a6f26dfa871c33cb"),
+        (39, "e3e0b0cd6d7715bc8f55a0f0944cef2cc9658f8c8e1fc1735d2875895a45c744"),
     ),
     (
         ATTACKS,
         {"players": 3, "difficulty": "hard"},
         5,
-        (570, "0ce8df6cf668674582cc6f6734afe4ebf20b7882a1f89b23fceb53d6e2a1b60e"),
+        (569, "d224793751850dcf2f1c8a6089325f4aff6c801b46780ec945ba8976b7acbee3"),
     ),
 ]
 
@@ -256,10 +258,10 @@ def _trajectory(name: str, params: dict[str, Any], seed: int) -> tuple[int, str]
     game = pyspiel.load_game(name, params)
     rng = random.Random(seed)
     state = game.new_initial_state()
-    log: list[Any] = [_type_and_info(game)]
+    log: list[Any] = []
     players = range(game.num_players())
     while not state.is_terminal():
-        row: list[Any] = [str(state), state.current_player(), state.is_chance_node()]
+        row: list[Any] = [state.current_player(), state.is_chance_node()]
         row += [state.observation_string(p) for p in players]
         row += [np.asarray(state.observation_tensor(p)).tolist() for p in players]
         if state.is_chance_node():
@@ -273,7 +275,7 @@ def _trajectory(name: str, params: dict[str, Any], seed: int) -> tuple[int, str]
             action = rng.choice(legal)
         log.append([*row, action])
         state.apply_action(action)
-    log.append([str(state), state.returns(), state.current_player()])
+    log.append([state.returns(), state.current_player()])
     return len(log), hashlib.sha256(json.dumps(log).encode()).hexdigest()
 
 
@@ -294,6 +296,7 @@ def test_the_default_game_types_and_parameters_are_as_before() -> None:
         "RewardModel.TERMINAL",
     ]
     assert attacks[4] == "Information.IMPERFECT_INFORMATION"
+    assert martian[9:11] == [True, True] and attacks[9:11] == [True, True]
     assert martian[13] == [
         ("dice", "13"),
         ("max_moves", "0"),
@@ -301,6 +304,7 @@ def test_the_default_game_types_and_parameters_are_as_before() -> None:
         ("rolloff_dice", "6"),
         ("rolloff_mode", "repeat"),
         ("target", "25"),
+        ("turn_counters", "True"),
     ]
     assert attacks[13] == [
         ("bombed", "last-roll"),
@@ -311,6 +315,7 @@ def test_the_default_game_types_and_parameters_are_as_before() -> None:
         ("players", "2"),
         ("reroll", "all"),
         ("seattle", "start"),
+        ("turn_counters", "True"),
     ]
     assert martian[14:20] == [6, 8567, 2, 0.0, 1.0, 7800]
     assert attacks[14:20] == [371, 314, 2, 0.0, 1.0, 6000]
@@ -335,11 +340,12 @@ def test_the_deal_reads_as_before_and_refuses_a_bad_card() -> None:
     assert state.action_to_string(pyspiel.PlayerId.CHANCE, first) == "deal:seattle"
     assert state.legal_actions() == list(range(285, 314))
     state.apply_action(first)
-    assert str(state) == "dealing: 1 of 8 cards dealt"
+    assert str(state) == "dealing: 1 of 8 cards dealt: seattle"
+    assert state.observation_string(1) == "dealing: 1 of 8 cards dealt"
     for bad, message in [(first, "draw:seattle is already dealt"), (0, "H is not a card")]:
         with pytest.raises(ValueError, match=message):
             state.clone().apply_action(bad)
-    assert str(state) == "dealing: 1 of 8 cards dealt"
+    assert str(state) == "dealing: 1 of 8 cards dealt: seattle"
 
 
 def test_a_game_pickles_to_its_own_class() -> None:
@@ -349,3 +355,238 @@ def test_a_game_pickles_to_its_own_class() -> None:
         game = pyspiel.load_game(name, {"players": 3})
         again = pickle.loads(pickle.dumps(game))
         assert type(again) is type(game) and again.get_parameters() == game.get_parameters()
+
+
+# --- issue 19: serialization, whole positions, information states ---------------------------
+
+
+def _play(state: Any, rng: random.Random, moves: int) -> Any:
+    """Up to ``moves`` seeded random moves (chance by its probabilities)."""
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize(("name", "params"), [(MARTIAN, {"players": 3}), (ATTACKS, {})])
+def test_states_pickle_and_deserialize_to_the_same_game(name: str, params: dict[str, Any]) -> None:
+    import pickle
+
+    game = pyspiel.load_game(name, {"players": 2, **params})
+    state = _play(game.new_initial_state(), random.Random(3), 40)
+    text = pyspiel.serialize_game_and_state(game, state)
+    for again in (pickle.loads(pickle.dumps(state)), pyspiel.deserialize_game_and_state(text)[1]):
+        assert str(again) == str(state) and again.history() == state.history()
+        for player in range(game.num_players()):
+            assert again.observation_tensor(player) == state.observation_tensor(player)
+            assert again.information_state_string(player) == (
+                state.information_state_string(player)
+            )
+        # and both play on identically
+        assert str(_play(again, random.Random(9), 30)) == str(
+            _play(state.clone(), random.Random(9), 30)
+        )
+    unpickled = pickle.loads(pickle.dumps(game))
+    assert str(unpickled.new_initial_state()) == str(game.new_initial_state())
+    assert unpickled.max_moves == game.max_moves
+
+
+def test_str_is_the_whole_position_at_every_step_of_a_turn() -> None:
+    game = pyspiel.load_game(MARTIAN, {"players": 2, "target": 6})
+    state = game.new_initial_state()
+    seen = []
+    for _ in range(4):
+        seen.append(str(state))
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[100][0])
+        else:
+            state.apply_action(state.legal_actions()[0])
+    assert len(set(seen)) == 4
+    assert seen[0].startswith("P1 0, P2 0 | turns 0 0 | round 1 | roll: P1 rolls 13 dice")
+    assert "choose: P1 picks from" in seen[1] and seen[1].endswith("move 1 of 7800")
+
+
+def _engine_count(game: Any) -> int:
+    """Distinct positions reachable within the cap, by a search over the engine's own states
+    (their fields, without the last step's events), counted independently of ``str``."""
+    from dataclasses import astuple, replace
+
+    ours = get_game("martian")
+    start = ours.start(game.variant, random.Random(0))
+    seen = set()
+    frontier = [(start, 0)]
+    while frontier:
+        state, moves = frontier.pop()
+        key = (astuple(replace(state, events=(), last_turn=None, rolloff_history=())), moves)
+        if key in seen:
+            continue
+        seen.add(key)
+        if state.is_terminal or moves >= game.max_moves:
+            continue
+        nexts = state.chance_outcomes() if state.is_chance_node else state.legal_actions()
+        for action in nexts:
+            step = action[0] if isinstance(action, tuple) else action
+            frontier.append((state.apply(step), moves + 1))
+    return len(seen)
+
+
+def test_get_all_states_finds_every_distinct_state_of_a_tiny_variant() -> None:
+    from open_spiel.python.algorithms import get_all_states
+
+    game = pyspiel.load_game(MARTIAN, {"players": 2, "target": 1, "dice": 1, "max_moves": 12})
+    found = get_all_states.get_all_states(
+        game, -1, True, True, to_string=str, stop_if_encountered=True
+    )
+    assert len(found) == _engine_count(game) == 490
+
+
+def _deal(game: Any, order: list[int]) -> Any:
+    state = game.new_initial_state()
+    for index in order:
+        state.apply_action(index)
+    return state
+
+
+def test_two_hidden_deals_with_one_history_give_one_information_state() -> None:
+    game = pyspiel.load_game(ATTACKS, {"players": 2})
+    ids = [action for action, _ in game.new_initial_state().chance_outcomes()]
+    longest = 0
+    for seed in range(4):
+        # the same face-up cards, different face-down cards under stacks 1 and 2
+        first = _deal(game, ids[:8])
+        second = _deal(game, [ids[0], ids[9], ids[2], ids[10], *ids[4:8]])
+        assert first.state.stacks != second.state.stacks and str(first) != str(second)
+        rng = random.Random(seed)
+        while not first.is_terminal():  # the same public moves in both worlds
+            if first.is_chance_node():
+                outcomes = dict(first.chance_outcomes())
+                action = rng.choices(list(outcomes), list(outcomes.values()))[0]
+            else:
+                action = rng.choice(first.legal_actions())
+            for state in (first, second):
+                state.apply_action(action)
+            seen = [(first.observation_string(s), second.observation_string(s)) for s in (0, 1)]
+            if any(one != two for one, two in seen):
+                # a face-down card came up: the worlds are told apart, and so are the states
+                assert first.information_state_string(0) != second.information_state_string(0)
+                break
+            for seat in range(2):
+                assert first.information_state_string(seat) == (
+                    second.information_state_string(seat)
+                )
+                assert first.information_state_tensor(seat) == (
+                    second.information_state_tensor(seat)
+                )
+            longest = max(longest, len(first.history()))
+    assert longest > 20  # the deal (8 moves) and more than a round of play
+
+
+def test_no_information_state_tensor_differs_when_only_a_face_down_card_does() -> None:
+    game = pyspiel.load_game(ATTACKS, {"players": 3})
+    ids = [action for action, _ in game.new_initial_state().chance_outcomes()]
+    base = ids[:12]  # dealt stack by stack, three cards each: 0, 3, 6 and 9 are the tops
+    for position in (1, 2, 4, 5, 7, 8, 10, 11):  # each face-down card, for an undealt one
+        other = list(base)
+        other[position] = ids[20]
+        one, two = _deal(game, base), _deal(game, other)
+        assert str(one) != str(two)
+        for seat in range(3):
+            assert one.information_state_tensor(seat) == two.information_state_tensor(seat)
+            assert one.information_state_string(seat) == two.information_state_string(seat)
+            assert one.observation_tensor(seat) == two.observation_tensor(seat)
+    # a face-up card is seen: that changes the tensor
+    other = list(base)
+    other[3] = ids[20]
+    assert _deal(game, base).information_state_tensor(0) != _deal(
+        game, other
+    ).information_state_tensor(0)
+
+
+def test_resampling_keeps_what_the_player_saw() -> None:
+    game = pyspiel.load_game(ATTACKS, {"players": 2})
+    state = _play(game.new_initial_state(), random.Random(4), 24)
+    assert not state.is_terminal()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    player = 0 if state.is_chance_node() else state.current_player()
+    for _ in range(3):
+        sample = state.resample_from_infostate(player, sampler)
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert sample.information_state_tensor(player) == state.information_state_tensor(player)
+        assert sample.legal_actions() == state.legal_actions()
+        _play(sample, random.Random(1), 20)  # and it plays on
+
+
+def test_ismcts_plays_whole_mars_attacks_games() -> None:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    np = pytest.importorskip("numpy")
+    game = pyspiel.load_game(ATTACKS, {"players": 2})
+    for seed in range(2):
+        rng = np.random.RandomState(seed)
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+        bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 8, random_state=rng)
+        state = game.new_initial_state()
+        decisions = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(actions, p=probs)))
+            else:
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                state.apply_action(action)
+                decisions += 1
+        assert decisions > 5 and sum(state.returns()) == pytest.approx(1.0)
+        assert state.state.is_terminal  # a real end, not the cap
+
+
+def _value(values: dict[str, float], state: Any) -> float:
+    """A state's value from value_iteration's table (which keeps decisions only: a chance
+    node is the expectation over its outcomes)."""
+    if state.is_chance_node():
+        return sum(p * _value(values, state.child(a)) for a, p in state.chance_outcomes())
+    return values[str(state)]
+
+
+#: (parameters, the cap) -> the exact value by marsdice.solve; the cap is far enough for its
+#: truncation to stay below 1e-6 (each move count is part of str, so the capped game's
+#: states are a finite graph without cycles)
+TINY = [
+    ({"players": 2, "target": 1, "dice": 1, "rolloff_dice": 1, "rolloff_mode": "single"}, 40),
+    ({"players": 2, "target": 1, "dice": 1, "rolloff_dice": 2, "rolloff_mode": "single"}, 40),
+    ({"players": 1, "target": 1, "dice": 1}, 40),
+]
+
+
+@pytest.mark.parametrize(("params", "cap"), TINY)
+def test_openspiel_value_iteration_equals_our_solver(params: dict[str, Any], cap: int) -> None:
+    import sys
+    import types
+
+    from marsdice.solve import solve_solo, solve_winprob
+
+    if "cvxpy" not in sys.modules:  # value_iteration imports its LP solver (for simultaneous
+        try:  # moves, which our games have none of); cvxpy is not ours to need
+            import cvxpy  # noqa: F401
+        except ImportError:
+            stub = types.ModuleType("cvxpy")
+            stub.ECOS = "ECOS"  # type: ignore[attr-defined]
+            sys.modules["cvxpy"] = stub
+    from open_spiel.python.algorithms import value_iteration
+
+    inner = ",".join(f"{key}={value}" for key, value in {**params, "max_moves": cap}.items())
+    if params["players"] == 2:  # constant-sum 1: zerosum() makes it +1/2 and -1/2
+        game = pyspiel.load_game(f"zerosum(game={MARTIAN}({inner},turn_counters=False))")
+        exact = solve_winprob(target=1, dice=1, use_cache=False).win_probability(0, 0, seat=0)
+        offset = 0.5
+    else:  # solo: minus the turns
+        game = pyspiel.load_game(f"{MARTIAN}({inner})")
+        exact = -solve_solo(target=1, dice=1).expected_turns(0)
+        offset = 0.0
+    values = value_iteration.value_iteration(game, -1, 1e-12, cyclic_game=True)
+    assert _value(values, game.new_initial_state()) + offset == pytest.approx(exact, abs=1e-6)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from marsdice.core.errors import IllegalActionError
+from marsdice.core.errors import IllegalActionError, VariantError
 from marsdice.games import get_game
 
 pytest.importorskip("pettingzoo", reason="the research extra is not installed")
@@ -72,7 +72,7 @@ def test_only_the_agent_to_act_gets_a_mask_and_it_is_the_games() -> None:
     other = next(agent for agent in table.agents if agent != acting)
     mask = table.observe(acting)["action_mask"]
     assert mask.dtype == np.int8
-    assert mask.tolist() == [int(flag) for flag in ours.legal_mask(table.state)]
+    assert mask.tolist() == [int(flag) for flag in ours.legal_mask(table.position)]
     assert mask.any() and not table.observe(other)["action_mask"].any()
 
 
@@ -148,3 +148,50 @@ def test_the_default_game_is_the_first_registered() -> None:
 
     assert raw_env().game.name == game_names()[0]
     assert env(players=2).unwrapped.game.name == game_names()[0]
+
+
+def test_state_is_the_whole_position_as_a_vector() -> None:
+    table = raw_env(game="attacks", players=3)
+    table.reset(seed=5)
+    vector = table.state()
+    assert vector.dtype == np.float32 and table.state_space.contains(vector)
+    view = get_game("attacks").observe(table.position, None)
+    assert vector.tolist() == pytest.approx(table.encoder.encode(view))
+
+
+def test_render_mode_is_checked_and_render_shows_the_position() -> None:
+    with pytest.raises(VariantError, match="render_mode must be one of ansi"):
+        raw_env(game="martian", render_mode="human")
+    table = raw_env(game="martian", players=2, render_mode="ansi")
+    table.reset(seed=1)
+    assert table.render() == get_game("martian").position_text(table.position, None)
+    assert "choose: P1 picks from" in table.render()
+    assert raw_env(game="martian").render() is None
+
+
+def test_turn_counters_can_be_left_out() -> None:
+    table = raw_env(game="martian", players=2, turn_counters=False)
+    table.reset(seed=1)
+    full = raw_env(game="martian", players=2)
+    assert table.observation_space("player_0")["observation"].shape == (28,)
+    assert not any(label.startswith("turns") for label in table.encoder.labels)
+    assert full.encoder.size == table.encoder.size + 2
+
+
+def test_an_environment_pickles_mid_game_and_plays_on_the_same() -> None:
+    import pickle
+
+    table = raw_env(game="attacks", players=2)
+    table.reset(seed=8)
+    for _ in range(5):
+        mask = table.observe(table.agent_selection)["action_mask"]
+        table.step(int(np.flatnonzero(mask)[0]))
+    again = pickle.loads(pickle.dumps(table))
+    for one in (table, again):
+        for _ in range(5):
+            mask = one.observe(one.agent_selection)["action_mask"]
+            one.step(int(np.flatnonzero(mask)[-1]))
+    assert again.position == table.position
+    assert again.observe("player_1")["observation"].tolist() == (
+        table.observe("player_1")["observation"].tolist()
+    )

@@ -28,13 +28,13 @@ def run(code: str) -> str:
     return out.getvalue()
 
 
-def test_the_doc_has_one_example_per_interface_and_the_encoder() -> None:
+def test_the_doc_has_one_example_per_interface_the_encoder_and_training() -> None:
     found = blocks()
-    assert len(found) == 4
+    assert len(found) == 5
     assert "pyspiel" in found[0] and "pettingzoo" in found[1] and "gymnasium" in found[2]
 
 
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(5))
 def test_doc_examples_run(index: int) -> None:
     pytest.importorskip("pyspiel", reason="the research extra is not installed")
     lines = run(blocks()[index]).splitlines()
@@ -45,8 +45,11 @@ def test_doc_examples_run(index: int) -> None:
         assert sum(eval(lines[-1]).values()) == pytest.approx(1.0)
     elif index == 2:  # Gymnasium: the last reward and the scores
         assert lines[-1].split()[0] in {"0.0", "1.0"}
-    else:
+    elif index == 3:
         assert lines == ["30 ('score seat+0', 'score seat+1', 'turns seat+0', 'turns seat+1')"]
+    else:  # the training example: greedy Q-learning's wins against random
+        found = re.fullmatch(r"Q-learning won (\d+) of 100 against random", lines[-1])
+        assert found is not None and 0 <= int(found.group(1)) <= 100
 
 
 def test_the_documented_sizes_and_action_counts_are_the_codes() -> None:

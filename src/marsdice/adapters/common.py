@@ -23,24 +23,56 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Final
 
 from marsdice.core.errors import VariantError
 from marsdice.core.game import JSON, Game, GameState, Variant
 
-#: the adapters' own setting, next to the game's variant parameters
+#: the adapters' own settings, next to the game's variant parameters
 MAX_MOVES: Final = "max_moves"
+#: whether observation vectors keep the turn counters (the default; ``False`` leaves them
+#: out, so that a vector does not grow with the game's length)
+TURN_COUNTERS: Final = "turn_counters"
 
 
-def split_params(game: Game, params: Mapping[str, JSON]) -> tuple[Variant, int]:
-    """The variant the parameters describe and the move cap (``max_moves``: 0 or missing is
-    the default). Errors are the game's :class:`VariantError`, naming the field."""
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A table's variant and the adapters' own settings."""
+
+    variant: Variant
+    max_moves: int
+    turn_counters: bool = True
+
+
+def settings(game: Game, params: Mapping[str, JSON]) -> Settings:
+    """The variant the parameters describe, the move cap (``max_moves``: 0 or missing is
+    the default) and ``turn_counters`` (default true). Errors are the game's
+    :class:`VariantError`, naming the field.
+
+    >>> from marsdice.games import get_game
+    >>> settings(get_game("martian"), {"turn_counters": False}).turn_counters
+    False
+    >>> settings(get_game("martian"), {"turn_counters": "no"})
+    Traceback (most recent call last):
+    ...
+    marsdice.core.errors.VariantError: turn_counters must be true or false, got 'no'
+    """
     rest = dict(params)
     cap = rest.pop(MAX_MOVES, 0)
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
         raise VariantError(f"{MAX_MOVES} must be a whole number, 0 for the default, got {cap!r}")
+    counters = rest.pop(TURN_COUNTERS, True)
+    if not isinstance(counters, bool):
+        raise VariantError(f"{TURN_COUNTERS} must be true or false, got {counters!r}")
     variant = game.variant_from_params(rest)
-    return variant, cap or game.max_game_length(variant)
+    return Settings(variant, cap or game.max_game_length(variant), counters)
+
+
+def split_params(game: Game, params: Mapping[str, JSON]) -> tuple[Variant, int]:
+    """The variant and the move cap of :func:`settings`."""
+    found = settings(game, params)
+    return found.variant, found.max_moves
 
 
 def capped_returns(state: GameState) -> tuple[float, ...]:

@@ -21,12 +21,13 @@ from marsdice.core.game import Game, Variant
 from marsdice.games import provider
 
 
-def encoder(game: Game, variant: Variant, max_moves: int) -> Encoder:
-    """The encoder of a game's variant; ``max_moves`` bounds the counters (turns, rounds)."""
+def encoder(game: Game, variant: Variant, max_moves: int, turn_counters: bool = True) -> Encoder:
+    """The encoder of a game's variant; ``max_moves`` bounds the counters (turns, rounds),
+    ``turn_counters=False`` leaves them out (:meth:`Encoder.without_counters`)."""
     made = provider(game, "encoder")(variant, max_moves)
     if not isinstance(made, Encoder):
         raise TypeError(f"{game.title}'s encoder provider made a {type(made).__name__}")
-    return made
+    return made if turn_counters else made.without_counters()
 
 
 __all__ = ["Encoder", "encoder"]

@@ -26,6 +26,10 @@ True
   ``info["illegal_action"] = True``.
 - Chance and the bots' moves happen inside ``step``, seeded by ``reset(seed=...)`` (the bots
   get seeds drawn from the same generator).
+- ``render_mode``: ``"ansi"`` (``render()`` returns the position as you see it, one line)
+  or None; anything else is refused. ``turn_counters=False`` leaves the turn counters out
+  of the vector. The environment pickles, so it runs in ``spawn`` workers
+  (``gymnasium.make_vec(..., vectorization_mode="async")``).
 - Reward: your return from the engine when the game ends (1 shared among the winners, 0 for
   a loss; solo, minus the turns taken), 0 before. At ``max_moves`` the episode is
   *truncated* with reward 0.
@@ -37,7 +41,7 @@ import random
 from typing import Any, ClassVar, Final
 
 from marsdice.adapters import require
-from marsdice.adapters.common import play_chance, split_params
+from marsdice.adapters.common import play_chance, settings
 from marsdice.adapters.encoding import encoder
 from marsdice.bots.base import Bot
 from marsdice.bots.registry import bot_spec, make_bot
@@ -73,8 +77,13 @@ class MarsDiceEnv(gym.Env):  # type: ignore[misc]
         render_mode: str | None = None,
         **params: JSON,
     ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            modes = ", ".join(self.metadata["render_modes"])
+            raise VariantError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
         self.game = get_game(game or game_names()[0])
-        self.variant, self.max_moves = split_params(self.game, params)
+        found = settings(self.game, params)
+        self.variant, self.max_moves = found.variant, found.max_moves
+        self.turn_counters = found.turn_counters
         players = self.variant.players
         if not 0 <= seat < players:
             raise VariantError(f"seat must be 0-{players - 1}, got {seat}")
@@ -83,7 +92,7 @@ class MarsDiceEnv(gym.Env):  # type: ignore[misc]
         bot_spec(self.game, self.opponent)  # an unknown bot is refused now, not at reset
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.encoder = encoder(self.game, self.variant, self.max_moves)
+        self.encoder = encoder(self.game, self.variant, self.max_moves, found.turn_counters)
         actions = self.game.num_actions(self.variant)
         high = np.array(self.encoder.high, dtype=np.float32)
         self.observation_space = spaces.Dict(
@@ -130,12 +139,22 @@ class MarsDiceEnv(gym.Env):  # type: ignore[misc]
         reward = float(self.state.returns()[self.seat]) if terminated else 0.0
         return self._observation(), reward, terminated, truncated, self._info()
 
-    def render(self) -> str:
-        """The position as text (the Result line of a record)."""
-        names = [
-            "you" if s == self.seat else f"{self.opponent}{s}" for s in range(self.variant.players)
-        ]
-        return self.game.result_text(self.state, names)
+    def render(self) -> str | None:
+        """The whole position as you see it, one line of text (``render_mode="ansi"``;
+        None without a render mode): :meth:`Game.position_text` of your view."""
+        if self.render_mode is None:
+            return None
+        return self.game.position_text(self.state, self.seat, counters=self.turn_counters)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the encoder (a closure): it is made again from the settings."""
+        out = dict(self.__dict__)
+        out.pop("encoder", None)
+        return out
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self.encoder = encoder(self.game, self.variant, self.max_moves, self.turn_counters)
 
     # -- inside a step --
 

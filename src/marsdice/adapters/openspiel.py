@@ -31,7 +31,13 @@ Everything comes from what a game declares (:class:`~marsdice.core.game.GameType
   game's :meth:`Game.max_game_length`). Without ``players``: two, or the game's nearest.
 - Observations: the game's encoder (:mod:`marsdice.adapters.encoding`) of the player's
   view as the observation tensor; the view as compact JSON (without the last step's
-  events) as the observation string. No information-state tensor or string is provided.
+  events) as the observation string. ``str(state)`` is the whole position
+  (:meth:`Game.position_text` for a spectator, :meth:`Game.hidden_text`, the move number).
+- Information states (:class:`Trail`): what the seat saw, read from its views through the
+  declaration (:meth:`Game.redact`, :meth:`Game.memo`), so nothing hidden leaks;
+  ``resample_from_infostate`` is :meth:`Game.resample` (``ISMCTSBot`` plays through it).
+- Games and states pickle and serialize (``random_sim_test(serialize=True)``): a game keeps
+  only what its parameters determine (:class:`_Config`, found again by a rebuilt game).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from marsdice.adapters import require
-from marsdice.adapters.common import MAX_MOVES, capped_returns, split_params
+from marsdice.adapters.common import MAX_MOVES, TURN_COUNTERS, capped_returns, settings
 from marsdice.adapters.encoding import encoder
 from marsdice.core.encoding import Encoder
 from marsdice.core.game import (
@@ -61,8 +67,13 @@ from marsdice.games import all_games, get_game
 pyspiel: Any = require("pyspiel")
 np: Any = require("numpy")
 
-#: encoded chance lists kept per game
+#: encoded chance lists kept per configuration (a variant's dice counts and boxes)
 CHANCE_CACHE: Final = 256
+#: encoded setup chance lists kept per configuration (by the outcomes dealt before)
+SETUP_CACHE: Final = 4096
+#: OpenSpiel's player ids of a chance node and of the end
+CHANCE_ID: Final = int(pyspiel.PlayerId.CHANCE)
+TERMINAL_ID: Final = int(pyspiel.PlayerId.TERMINAL)
 #: the players OpenSpiel gets when none are asked for (brought into the game's range)
 DEFAULT_PLAYERS: Final = 2
 #: the variant-schema types OpenSpiel has parameters for
@@ -79,7 +90,7 @@ def default_players(game: Game) -> int:
     return min(max(DEFAULT_PLAYERS, game.min_players), game.max_players)
 
 
-def parameter_specification(game: Game) -> dict[str, int | str]:
+def parameter_specification(game: Game) -> dict[str, int | str | bool]:
     """The OpenSpiel parameters of a game and their defaults: every variant parameter of a
     type OpenSpiel has (a whole number or a word, by the game's variant schema), then
     ``max_moves``."""
@@ -89,13 +100,14 @@ def parameter_specification(game: Game) -> dict[str, int | str]:
         for key, schema in (properties.items() if isinstance(properties, dict) else ())
     }
     params = game.variant_to_params(game.default_variant(default_players(game)))
-    spec: dict[str, int | str] = {}
+    spec: dict[str, int | str | bool] = {}
     for key, value in params.items():
         if kinds.get(key) not in PARAMETER_TYPES:
             continue
         if isinstance(value, int | str) and not isinstance(value, bool):
             spec[key] = value
     spec[MAX_MOVES] = 0
+    spec[TURN_COUNTERS] = True
     return spec
 
 
@@ -144,75 +156,62 @@ def game_type(game: Game, players: int | None = None) -> Any:
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=game.max_players,
         min_num_players=game.min_players,
-        provides_information_state_string=False,
-        provides_information_state_tensor=False,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=parameter_specification(game),
     )
 
 
-class MarsDiceGame(pyspiel.Game):  # type: ignore[misc]
-    """One of our games as a :class:`pyspiel.Game`; ``GAME`` names it (each registered game
-    gets its subclass, :data:`GAME_CLASSES`)."""
+class _Config:
+    """What a game's parameters make (the variant, the cap, the encoder, the chance lists),
+    built once per parameter string and shared by every :class:`MarsDiceGame` of it: a game
+    that pyspiel unpickles or deserializes gets no Python attributes of its own (its
+    ``__setstate__`` makes the C++ game only), so it finds them here again."""
 
-    GAME: str = ""
-
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        self.game: Game = get_game(self.GAME)
-        merged: dict[str, JSON] = dict(parameter_specification(self.game))
-        merged.update({key: _plain(value) for key, value in (params or {}).items()})
-        self.variant: Variant
-        self.variant, self.max_moves = split_params(self.game, merged)
-        self.encoder: Encoder = encoder(self.game, self.variant, self.max_moves)
-        players = self.variant.players
-        low, high, total = _utility_bounds(self.game, players, self.max_moves)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=self.game.num_actions(self.variant),
-            max_chance_outcomes=self.game.num_chance_outcomes(self.variant),
-            num_players=players,
-            min_utility=low,
-            max_utility=high,
-            utility_sum=total,
-            max_game_length=self.max_moves,
-        )
-        super().__init__(game_type(self.game, players), info, merged)
-        #: encoded chance lists by the identity of the engine's (cached, immutable) outcome
-        #: tuple: the engines hand out the same tuple for the same roll, and an index depends
-        #: only on the variant, so rolls of 13 dice (2380 outcomes) are encoded once
-        self.chance_cache: dict[int, tuple[object, tuple[tuple[int, float], ...]]] = {}
+    def __init__(self, game: Game, params: Mapping[str, JSON]) -> None:
+        found = settings(game, params)
+        self.game = game
+        self.variant: Variant = found.variant
+        self.max_moves = found.max_moves
+        self.turn_counters = found.turn_counters
+        self.encoder: Encoder = encoder(game, self.variant, self.max_moves, found.turn_counters)
+        #: the information-state vector's size: the observation and what is remembered
+        self.info_size = self.encoder.size + len(self.encoder.recall_labels)
+        self.perfect = game.game_type.perfect_information
+        #: encoded chance lists by the identity of the engine's outcome tuple, which the
+        #: engines build once per dice count (or box) and hand out again: a 13-dice roll's
+        #: 2,380 outcomes are encoded once per variant, for every game and state sharing it
+        self.chance: dict[int, tuple[object, list[tuple[int, float]]]] = {}
         #: an opening of the variant: the context chance indices are read in while the
         #: hidden setup is being dealt (they depend on the variant only)
-        self.placeholder: GameState = self.game.start(self.variant, random.Random(0))
-        #: the chance moves the hidden setup takes (0 without one)
+        self.placeholder: GameState = game.start(self.variant, random.Random(0))
+        self.setup_indices: dict[str, int] = {}
+        self.setup_lists: dict[frozenset[str], list[tuple[int, float]]] = {}
+        #: the opening of a game without hidden setup (states are immutable: shared)
+        self.opening = None if game.game_type.hidden_setup else self.placeholder
         self.setup_moves = self._setup_moves()
 
-    def new_initial_state(self) -> MarsDiceState:
-        """The opening; a game with a hidden setup starts with its deal's chance moves."""
-        if self.game.game_type.hidden_setup:
-            return MarsDiceState(self, None)
-        return MarsDiceState(self, self.game.start(self.variant, random.Random(0)))
-
-    def __deepcopy__(self, memo: dict[int, object]) -> MarsDiceGame:
-        """A game never changes: its states' copies share it."""
-        del memo
-        return self
-
-    def make_py_observer(
-        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
-    ) -> Observer:
-        """The observer of the players' views (no perfect-recall information state)."""
-        if params:
-            raise ValueError(f"observation parameters are not supported, got {params}")
-        if iig_obs_type is not None and iig_obs_type.perfect_recall:
-            raise ValueError("marsdice games provide observations, not information states")
-        return Observer(self)
-
-    # -- the hidden setup --
-
     def setup_index(self, outcome: Action) -> int:
-        """A setup move's chance index (Mars Attacks: the draw of that card)."""
-        return self.game.encode_chance(self.placeholder, outcome)
+        """A setup move's chance index (Mars Attacks: the draw of that card), by its text."""
+        text = outcome.text()
+        index = self.setup_indices.get(text)
+        if index is None:
+            index = self.setup_indices[text] = self.game.encode_chance(self.placeholder, outcome)
+        return index
+
+    def setup_list(self, dealt: Sequence[Action]) -> list[tuple[int, float]]:
+        """The next setup move's encoded outcomes after ``dealt`` (they depend only on which
+        outcomes were dealt, so they are kept by that set)."""
+        key = frozenset(outcome.text() for outcome in dealt)
+        known = self.setup_lists.get(key)
+        if known is None:
+            outcomes = self.game.setup_outcomes(self.variant, dealt)
+            known = sorted((self.setup_index(o), float(p)) for o, p in outcomes)
+            if len(self.setup_lists) < SETUP_CACHE:
+                self.setup_lists[key] = known
+        return known
 
     def _setup_moves(self) -> int:
         """The setup's length, dealt with the first outcome each time: a shuffled deck deals
@@ -226,6 +225,120 @@ class MarsDiceGame(pyspiel.Game):  # type: ignore[misc]
                 break
             dealt.append(outcomes[0][0])
         return len(dealt)
+
+    def chance_list(self, state: GameState) -> list[tuple[int, float]]:
+        """The encoded chance outcomes of an engine state, sorted by index."""
+        outcomes = state.chance_outcomes()
+        known = self.chance.get(id(outcomes))
+        if known is not None and known[0] is outcomes:
+            return known[1]
+        pairs = sorted((self.game.encode_chance(state, o), float(p)) for o, p in outcomes)
+        if len(self.chance) < CHANCE_CACHE:
+            self.chance[id(outcomes)] = (outcomes, pairs)
+        return pairs
+
+
+#: the configurations made so far, by game and parameter string
+_CONFIGS: dict[tuple[str, str], _Config] = {}
+
+
+def _config(game: Game, params: Mapping[str, JSON]) -> _Config:
+    key = (game.name, json.dumps(dict(params), sort_keys=True))
+    made = _CONFIGS.get(key)
+    if made is None:
+        made = _CONFIGS[key] = _Config(game, params)
+    return made
+
+
+class MarsDiceGame(pyspiel.Game):  # type: ignore[misc]
+    """One of our games as a :class:`pyspiel.Game`; ``GAME`` names it (each registered game
+    gets its subclass, :data:`GAME_CLASSES`).
+
+    Like OpenSpiel's own Python games it keeps nothing that its parameters do not
+    determine: everything it knows is its :class:`_Config`, found again from
+    ``get_parameters()`` by a game that pyspiel unpickled or deserialized."""
+
+    GAME: str = ""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        game = get_game(self.GAME)
+        merged: dict[str, JSON] = dict(parameter_specification(game))
+        merged.update({key: _plain(value) for key, value in (params or {}).items()})
+        config = _config(game, merged)
+        players = config.variant.players
+        low, high, total = _utility_bounds(game, players, config.max_moves)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=game.num_actions(config.variant),
+            max_chance_outcomes=game.num_chance_outcomes(config.variant),
+            num_players=players,
+            min_utility=low,
+            max_utility=high,
+            utility_sum=total,
+            max_game_length=config.max_moves,
+        )
+        super().__init__(game_type(game, players), info, merged)
+        self.config = config
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for a game pyspiel rebuilt without its Python attributes: its configuration
+        from its parameters, then the attribute asked for."""
+        if name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name != "config":
+            return getattr(self.config, name)
+        params = {key: _plain(value) for key, value in self.get_parameters().items()}
+        config = _config(get_game(self.GAME), params)
+        self.__dict__["config"] = config
+        return config
+
+    @property
+    def game(self) -> Game:
+        """Our game (the engine's declaration)."""
+        return self.config.game
+
+    @property
+    def variant(self) -> Variant:
+        return self.config.variant
+
+    @property
+    def max_moves(self) -> int:
+        return self.config.max_moves
+
+    @property
+    def encoder(self) -> Encoder:
+        return self.config.encoder
+
+    @property
+    def setup_moves(self) -> int:
+        """The chance moves the hidden setup takes (0 without one)."""
+        return self.config.setup_moves
+
+    @property
+    def placeholder(self) -> GameState:
+        return self.config.placeholder
+
+    def new_initial_state(self) -> MarsDiceState:
+        """The opening; a game with a hidden setup starts with its deal's chance moves."""
+        return MarsDiceState(self, self.config.opening)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> MarsDiceGame:
+        """A game never changes: its states' copies share it."""
+        del memo
+        return self
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+    ) -> Observer:
+        """The observer of the players' views, or of their information states (perfect
+        recall: the views they saw, :class:`Observer`)."""
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params}")
+        recall = iig_obs_type is not None and bool(iig_obs_type.perfect_recall)
+        return Observer(self, recall)
+
+    def setup_index(self, outcome: Action) -> int:
+        """A setup move's chance index (Mars Attacks: the draw of that card)."""
+        return self.config.setup_index(outcome)
 
 
 def _game_class(game: Game) -> type[MarsDiceGame]:
@@ -251,7 +364,14 @@ globals().update({cls.__name__: cls for cls in GAME_CLASSES.values()})
 
 class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     """A position: the engine's immutable state (``None`` while a hidden setup is being
-    dealt), the setup's outcomes dealt so far and the moves played (for the cap)."""
+    dealt), the setup's outcomes dealt so far, the moves played (for the cap) and, in a game
+    with hidden information, the :class:`Trail` of its steps (for the information states).
+
+    Its attributes are plain values that pickle (pyspiel serializes a Python state as its
+    ``__dict__``); the game is not one of them (the ``owner`` slot is set again by
+    :meth:`MarsDiceGame.new_initial_state` when pyspiel deserializes)."""
+
+    __slots__ = ("__dict__", "owner")
 
     def __init__(
         self,
@@ -259,12 +379,25 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         state: GameState | None,
         dealt: tuple[Action, ...] = (),
         moves: int = 0,
+        trail: Trail | None = None,
     ) -> None:
         super().__init__(game)
-        self.owner = game
+        self.owner: _Config = game.config
         self._shared = _Shared(state)
-        self.dealt = dealt
+        self.dealt = _Dealt(dealt)
         self.moves = moves
+        if trail is None and state is not None and not self.owner.perfect:
+            trail = Trail(state)
+        self.trail = trail
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for a state pyspiel unpickled (its Python object is made anew, the ``owner``
+        slot empty): the configuration of its game."""
+        if name != "owner":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        owner: _Config = self.get_game().config
+        self.owner = owner
+        return owner
 
     @property
     def state(self) -> GameState | None:
@@ -278,55 +411,83 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     # -- what OpenSpiel asks --
 
     def current_player(self) -> int:
-        if self.is_terminal():
-            return int(pyspiel.PlayerId.TERMINAL)
-        if self.state is None or self.state.current_player == CHANCE:
-            return int(pyspiel.PlayerId.CHANCE)
-        return self.state.current_player
+        state = self._shared.value
+        if self.moves >= self.owner.max_moves:
+            return TERMINAL_ID
+        if state is None:
+            return CHANCE_ID
+        player = state.current_player
+        if player >= 0:
+            return player
+        return CHANCE_ID if player == CHANCE else TERMINAL_ID
 
     def is_terminal(self) -> bool:
         if self.moves >= self.owner.max_moves:
             return True
-        return self.state is not None and self.state.is_terminal
+        state = self._shared.value
+        return state is not None and state.is_terminal
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE_ID
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self.state is None or self.is_terminal() or player != self.state.current_player:
+        shared = self._shared
+        state = shared.value
+        if state is None or self.moves >= self.owner.max_moves:
             return []
-        game = self.owner.game
-        return sorted(game.encode_action(self.state, a) for a in self.state.legal_actions())
+        if player != state.current_player:
+            return []
+        known = shared.legal
+        if known is None:
+            game = self.owner.game
+            known = shared.legal = sorted(
+                game.encode_action(state, a) for a in state.legal_actions()
+            )
+        return list(known)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions' indices (of the player to act, or ``player``); at a chance
+        node the outcomes' indices."""
+        if player is None:
+            player = self.current_player()
+        if player == CHANCE_ID:
+            return [action for action, _ in self.chance_outcomes()]
+        return self._legal_actions(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """Every outcome's index with its exact probability (as a float)."""
-        game = self.owner.game
-        if self.state is None:
-            outcomes = self._setup_outcomes()
-            return [(self.owner.setup_index(o), float(p)) for o, p in outcomes]
-        outcomes = self.state.chance_outcomes()
-        known = self.owner.chance_cache.get(id(outcomes))
-        if known is not None and known[0] is outcomes:
-            return list(known[1])
-        pairs = sorted((game.encode_chance(self.state, o), float(p)) for o, p in outcomes)
-        if len(self.owner.chance_cache) < CHANCE_CACHE:
-            self.owner.chance_cache[id(outcomes)] = (outcomes, tuple(pairs))
-        return pairs
+        """Every outcome's index with its exact probability (as a float), sorted by index."""
+        state = self._shared.value
+        if state is None:
+            return list(self.owner.setup_list(self.dealt))
+        if not state.is_chance_node or self.moves >= self.owner.max_moves:
+            return []
+        return list(self.owner.chance_list(state))
 
     def _apply_action(self, action: int) -> None:
-        game = self.owner.game
+        config = self.owner
+        game = config.game
         self.moves += 1
-        if self.state is None:
-            self.dealt = (*self.dealt, self._setup_outcome(action))
+        state = self._shared.value
+        if state is None:
+            self.dealt = _Dealt((*self.dealt, self._setup_outcome(action)))
             if not self._setup_outcomes():
-                self.state = game.start_from_setup(self.owner.variant, self.dealt)
+                self.state = start = game.start_from_setup(config.variant, self.dealt)
+                if not config.perfect:
+                    self.trail = Trail(start)
             return
-        if self.state.is_chance_node:
-            self.state = self.state.apply(game.decode_chance(self.state, action))
+        if state.is_chance_node:
+            move = game.decode_chance(state, action)
         else:
-            self.state = self.state.apply(game.decode_action(self.state, action))
+            move = game.decode_action(state, action)
+        after = state.apply(move)
+        self._shared = _Shared(after)
+        if self.trail is not None:
+            self.trail = self.trail.extend(state, move, after)
 
     def _action_to_string(self, player: int, action: int) -> str:
         game = self.owner.game
         context = self.state if self.state is not None else self.owner.placeholder
-        if player == int(pyspiel.PlayerId.CHANCE):
+        if player == CHANCE_ID:
             outcome = game.decode_chance(context, action).text()
             # a setup move reads ``deal:`` and what the outcome names (``draw:CARD``: the card)
             return f"deal:{outcome.split(':', 1)[-1]}" if self.state is None else outcome
@@ -342,9 +503,96 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         return list(capped_returns(self.state))
 
     def __str__(self) -> str:
-        if self.state is None:
+        """The whole position: what a spectator sees (:meth:`Game.position_text`) and, in a
+        game with hidden information, the hidden part (:meth:`Game.hidden_text`)."""
+        shared = self._shared
+        if shared.value is None:
+            dealing = f"dealing: {len(self.dealt)} of {self.owner.setup_moves} cards dealt"
+            names = ",".join(outcome.text().split(":", 1)[-1] for outcome in self.dealt)
+            return f"{dealing}: {names}" if names else dealing
+        known = shared.cache.get("str")
+        if known is None:
+            game = self.owner.game
+            text = game.position_text(shared.value, None, counters=self.owner.turn_counters)
+            hidden = game.hidden_text(shared.value)
+            known = shared.cache["str"] = f"{text} | {hidden}" if hidden else text
+        return f"{known} | move {self.moves} of {self.owner.max_moves}"
+
+    def observation_string(self, player: int | None = None) -> str:
+        """The player's view as compact JSON (the last step's events and legal actions left
+        out); while the hidden setup is dealt, how far it is."""
+        player = self.current_player() if player is None else player
+        return self.owner_observer.string_from(self, player)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """The game's encoder of the player's view (all zeros while the setup is dealt)."""
+        player = self.current_player() if player is None else player
+        return list(self._vector(player))
+
+    def information_state_string(self, player: int | None = None) -> str:
+        """What the player has seen, perfect recall (:class:`Trail`); in a
+        perfect-information game, the moves so far (OpenSpiel's history string)."""
+        player = self.current_player() if player is None else player
+        self._check_player(player)
+        if self.owner.perfect:
+            return str(self.history_str())
+        if self.trail is None:
             return f"dealing: {len(self.dealt)} of {self.owner.setup_moves} cards dealt"
-        return self.owner.game.result_text(self.state, _names(self.owner.variant.players))
+        return self.trail.text(self.owner.game, player)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """The player's observation vector, then what it remembers of the views it saw
+        (Mars Attacks: a flag per card seen face up)."""
+        player = self.current_player() if player is None else player
+        self._check_player(player)
+        vector = list(self._vector(player))
+        if self.trail is not None:
+            vector += self.owner.encoder.remember(self.trail.memos(self.owner.game, player))
+        elif self.owner.encoder.recall_labels:
+            vector += [0.0] * len(self.owner.encoder.recall_labels)
+        return vector
+
+    def resample_from_infostate(self, player: int, probability_sampler: Any) -> MarsDiceState:
+        """A full state the player cannot tell from this one: the declaration's
+        :meth:`Game.resample` from the player's redacted log, its view and the memos of the
+        views it saw, drawing the hidden part with a generator seeded from
+        ``probability_sampler`` (OpenSpiel's, as ISMCTS passes it)."""
+        self._check_player(player)
+        state = self._shared.value
+        if self.owner.perfect or state is None or self.trail is None:
+            return self.clone()  # type: ignore[no-any-return]
+        game = self.owner.game
+        seed = int(float(probability_sampler()) * 2**53)
+        log, earlier = self.trail.public(game, player)
+        view = game.observe(state, player)
+        sample = game.resample(self.owner.variant, log, view, random.Random(seed), earlier=earlier)
+        again = MarsDiceState(self.get_game(), sample, self.dealt, self.moves)
+        again.trail = self.trail.seen_by(game, player, sample)
+        return again
+
+    # -- helpers --
+
+    @property
+    def owner_observer(self) -> Observer:
+        return _observer(self.owner)
+
+    def _check_player(self, player: int) -> None:
+        if not 0 <= player < self.owner.variant.players:
+            raise ValueError(
+                f"player must be a seat 0-{self.owner.variant.players - 1}, got {player}"
+            )
+
+    def _vector(self, player: int) -> tuple[float, ...]:
+        """The encoded view of a player, cached with the engine state."""
+        shared = self._shared
+        if shared.value is None:
+            return (0.0,) * self.owner.encoder.size
+        key = ("tensor", player)
+        known = shared.cache.get(key)
+        if known is None:
+            view = self.owner.game.observe(shared.value, player)
+            known = shared.cache[key] = tuple(self.owner.encoder.encode(view))
+        return known  # type: ignore[return-value]
 
     # -- the hidden setup --
 
@@ -362,45 +610,201 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         raise ValueError(f"{text} is not a card to deal")
 
 
-class _Shared:
-    """Holds an immutable engine state; OpenSpiel clones a Python state with ``deepcopy``,
-    which would otherwise copy the whole engine state at every clone."""
+class _Step:
+    """One engine step of a :class:`Trail`, with each player's line once asked for."""
 
-    __slots__ = ("value",)
+    __slots__ = ("action", "after", "before", "seen")
+
+    def __init__(self, before: GameState, action: Action, after: GameState) -> None:
+        self.before = before
+        self.action = action
+        self.after = after
+        #: per player: the step as it saw it (redacted move, memo of its view after)
+        self.seen: dict[int, tuple[str, JSON]] = {}
+
+    def line(self, game: Game, player: int) -> tuple[str, JSON]:
+        known = self.seen.get(player)
+        if known is None:
+            memo = game.memo(game.observe(self.after, player))
+            text = game.redact(self.before, self.action, player)
+            known = self.seen[player] = (text, memo)
+        return known
+
+
+class Trail:
+    """The engine steps of a game with hidden information since its opening: what its
+    information states are read from, through the declaration only (each move as
+    :meth:`Game.redact` shows it to the player, the :meth:`Game.memo` of the player's
+    view after it, and its view now), so they hold nothing the player did not see.
+
+    Immutable and shared by clones; a step's lines are worked out once, when first asked.
+    A trail made by :meth:`seen_by` (a resampled state) starts with what one player saw
+    before the sample (``prefix``): the game's hidden part is hidden from every seat alike
+    (Mars Attacks' face-down cards), so that is what each seat saw."""
+
+    __slots__ = ("prefix", "start", "steps")
+
+    def __init__(
+        self,
+        start: GameState,
+        steps: tuple[_Step, ...] = (),
+        prefix: tuple[tuple[tuple[str, JSON], ...], JSON] | None = None,
+    ) -> None:
+        self.start = start
+        self.steps = steps
+        #: (the steps before ``start`` as seen, the memo of the opening) or None
+        self.prefix = prefix
+
+    def extend(self, before: GameState, action: Action, after: GameState) -> Trail:
+        return Trail(self.start, (*self.steps, _Step(before, action, after)), self.prefix)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Trail:
+        del memo
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the opening and the actions (the states are replayed)."""
+        return (_rebuild_trail, (self.start, tuple(s.action for s in self.steps), self.prefix))
+
+    def _seen(self, game: Game, player: int) -> tuple[JSON, list[tuple[str, JSON]]]:
+        if self.prefix is None:
+            opening = game.memo(game.observe(self.start, player))
+            earlier: list[tuple[str, JSON]] = []
+        else:
+            opening = self.prefix[1]
+            earlier = list(self.prefix[0])
+        return opening, earlier + [step.line(game, player) for step in self.steps]
+
+    def text(self, game: Game, player: int) -> str:
+        """The information state string: the opening's memo, each move and memo, one line
+        each, then the player's view now (compact JSON without events and legal actions)."""
+        opening, lines = self._seen(game, player)
+        out = [f"seat {player}", f"start {_compact(opening)}"]
+        out += [text if memo is None else f"{text} {_compact(memo)}" for text, memo in lines]
+        view = game.observe(self.now, player)
+        view.pop("events", None)
+        view.pop("legal_actions", None)
+        out.append(_compact(view))
+        return "\n".join(out)
+
+    def memos(self, game: Game, player: int) -> list[JSON]:
+        """The memos of every view the player saw, oldest first."""
+        opening, lines = self._seen(game, player)
+        return [opening, *(memo for _, memo in lines)]
+
+    def public(self, game: Game, player: int) -> tuple[list[str], dict[int, JSON]]:
+        """The player's redacted log from the opening and the memos by version, as
+        :meth:`Game.resample` takes them."""
+        opening, lines = self._seen(game, player)
+        earlier = {0: opening}
+        earlier.update({version: memo for version, (_, memo) in enumerate(lines, start=1)})
+        return [text for text, _ in lines], earlier
+
+    def seen_by(self, game: Game, player: int, sample: GameState) -> Trail:
+        """The trail of a resampled state: what ``player`` saw, then steps from ``sample``."""
+        opening, lines = self._seen(game, player)
+        return Trail(sample, (), (tuple(lines), opening))
+
+    @property
+    def now(self) -> GameState:
+        return self.steps[-1].after if self.steps else self.start
+
+
+def _rebuild_trail(
+    start: GameState,
+    actions: tuple[Action, ...],
+    prefix: tuple[tuple[tuple[str, JSON], ...], JSON] | None,
+) -> Trail:
+    steps = []
+    state = start
+    for action in actions:
+        after = state.apply(action)
+        steps.append(_Step(state, action, after))
+        state = after
+    return Trail(start, tuple(steps), prefix)
+
+
+def _compact(value: JSON) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class _Shared:
+    """Holds an immutable engine state and what was worked out from it (legal action
+    indices, encoded views, the position string); OpenSpiel clones a Python state with
+    ``deepcopy``, which shares this instead of copying the whole engine state."""
+
+    __slots__ = ("cache", "legal", "value")
 
     def __init__(self, value: GameState | None) -> None:
         self.value = value
+        self.legal: list[int] | None = None
+        self.cache: dict[object, object] = {}
 
     def __deepcopy__(self, memo: dict[int, object]) -> _Shared:
+        del memo
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the engine state alone (the rest is worked out again)."""
+        return (_Shared, (self.value,))
+
+
+class _Dealt(tuple):  # type: ignore[type-arg]
+    """The setup's outcomes dealt so far: immutable, so clones share it."""
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _Dealt:
         del memo
         return self
 
 
 class Observer:
     """OpenSpiel's Python observer protocol: ``tensor``, ``dict``, ``set_from``,
-    ``string_from``; the vector is the game's encoder's."""
+    ``string_from``. The observation is the game's encoder of the player's view; with
+    ``recall`` (a perfect-recall observation type) it is the information state."""
 
-    def __init__(self, game: MarsDiceGame) -> None:
-        self.game = game
-        self.tensor = np.zeros(game.encoder.size, np.float32)
-        self.dict = {"observation": self.tensor}
+    def __init__(self, game: MarsDiceGame | _Config, recall: bool = False) -> None:
+        self.config: _Config = game if isinstance(game, _Config) else game.config
+        self.recall = recall
+        size = self.config.info_size if recall else self.config.encoder.size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"info_state" if recall else "observation": self.tensor}
 
     def set_from(self, state: MarsDiceState, player: int) -> None:
-        """The vector of ``player``'s view (all zeros while the hidden setup is dealt)."""
-        if state.state is None:
-            self.tensor.fill(0.0)
-            return
-        view = self.game.game.observe(state.state, player)
-        self.tensor[:] = self.game.encoder.encode(view)
+        """The vector of ``player`` (all zeros while the hidden setup is dealt)."""
+        if self.recall:
+            self.tensor[:] = state.information_state_tensor(player)
+        else:
+            self.tensor[:] = state._vector(player)
 
     def string_from(self, state: MarsDiceState, player: int) -> str:
-        """The view as compact JSON, the last step's events and legal actions left out."""
-        if state.state is None:
-            return str(state)
-        view = self.game.game.observe(state.state, player)
-        view.pop("events", None)
-        view.pop("legal_actions", None)
-        return json.dumps(view, sort_keys=True, separators=(",", ":"))
+        """The view as compact JSON, the last step's events and legal actions left out; with
+        ``recall``, the information state string."""
+        if self.recall:
+            return state.information_state_string(player)
+        shared = state._shared
+        if shared.value is None:
+            return f"dealing: {len(state.dealt)} of {self.config.setup_moves} cards dealt"
+        key = ("string", player)
+        known = shared.cache.get(key)
+        if known is None:
+            view = self.config.game.observe(shared.value, player)
+            view.pop("events", None)
+            view.pop("legal_actions", None)
+            known = shared.cache[key] = _compact(view)
+        return str(known)
+
+
+#: the default (observation) observer of each configuration
+_OBSERVERS: dict[int, tuple[_Config, Observer]] = {}
+
+
+def _observer(config: _Config) -> Observer:
+    known = _OBSERVERS.get(id(config))
+    if known is None or known[0] is not config:
+        known = _OBSERVERS[id(config)] = (config, Observer(config))
+    return known[1]
 
 
 def _plain(value: Any) -> JSON:
@@ -410,10 +814,6 @@ def _plain(value: Any) -> JSON:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return str(value)
-
-
-def _names(players: int) -> Sequence[str]:
-    return [f"P{seat + 1}" for seat in range(players)]
 
 
 for _class in GAME_CLASSES.values():

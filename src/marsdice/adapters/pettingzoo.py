@@ -18,6 +18,11 @@
 - Rewards: the engine's returns when the game ends (1 shared among the winners; solo Martian
   Dice, minus the turns taken), 0 before. At ``max_moves`` (see
   :mod:`marsdice.adapters.common`) every agent is truncated with reward 0.
+- ``state()``: the whole position as a vector (the encoder of a spectator's view);
+  ``position`` is the engine's state. ``render_mode``: ``"ansi"`` (``render()`` returns the
+  position as one line of text) or None; anything else is refused.
+- ``turn_counters=False`` leaves the turn counters out of the vectors (see
+  :mod:`marsdice.adapters.common`). Environments pickle (the encoder is rebuilt).
 - :func:`env` wraps :class:`raw_env` in PettingZoo's usual wrappers (an illegal action
   ends the game with reward -1 for its agent); ``raw_env`` raises
   :class:`~marsdice.core.errors.IllegalActionError` instead.
@@ -29,9 +34,9 @@ import random
 from typing import Any, ClassVar
 
 from marsdice.adapters import require
-from marsdice.adapters.common import capped_returns, play_chance, split_params
+from marsdice.adapters.common import capped_returns, play_chance, settings
 from marsdice.adapters.encoding import encoder
-from marsdice.core.errors import IllegalActionError
+from marsdice.core.errors import IllegalActionError, VariantError
 from marsdice.core.game import JSON, GameState
 from marsdice.games import game_names, get_game
 
@@ -63,9 +68,14 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
         self, game: str | None = None, render_mode: str | None = None, **params: JSON
     ) -> None:
         super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            modes = ", ".join(self.metadata["render_modes"])
+            raise VariantError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
         self.game = get_game(game or game_names()[0])
-        self.variant, self.max_moves = split_params(self.game, params)
-        self.encoder = encoder(self.game, self.variant, self.max_moves)
+        found = settings(self.game, params)
+        self.variant, self.max_moves = found.variant, found.max_moves
+        self.turn_counters = found.turn_counters
+        self.encoder = encoder(self.game, self.variant, self.max_moves, found.turn_counters)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(self.variant.players)]
         actions = self.game.num_actions(self.variant)
@@ -78,8 +88,29 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
         )
         self._action_space = spaces.Discrete(actions)
         self.rng = random.Random()
-        self.state: GameState = self.game.start(self.variant, self.rng)
+        #: the engine's state (``position``, since PettingZoo's ``state()`` is a method)
+        self.position: GameState = self.game.start(self.variant, self.rng)
         self.moves = 0
+
+    def state(self) -> Any:
+        """The whole position as a vector: the game's encoder of a spectator's view (seat
+        1 as seat+0), what PettingZoo's ``state()`` promises (its ``state_space``)."""
+        view = self.game.observe(self.position, None)
+        return np.array(self.encoder.encode(view), dtype=np.float32)
+
+    @property
+    def state_space(self) -> Any:
+        return self._observation_space["observation"]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the encoder (a closure): it is made again from the settings."""
+        out = dict(self.__dict__)
+        out.pop("encoder", None)
+        return out
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self.encoder = encoder(self.game, self.variant, self.max_moves, self.turn_counters)
 
     def observation_space(self, agent: str) -> Any:
         del agent
@@ -94,7 +125,7 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
         del options
         if seed is not None:
             self.rng = random.Random(seed)
-        self.state, self.moves = play_chance(
+        self.position, self.moves = play_chance(
             self.game.start(self.variant, self.rng), self.rng, 0, self.max_moves
         )
         self.agents = self.possible_agents[:]
@@ -107,9 +138,9 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self.possible_agents.index(agent)
-        vector = self.encoder.encode(self.game.observe(self.state, seat))
+        vector = self.encoder.encode(self.game.observe(self.position, seat))
         to_act = self._to_act() == seat
-        mask = self.game.legal_mask(self.state) if to_act else ()
+        mask = self.game.legal_mask(self.position) if to_act else ()
         return {
             "observation": np.array(vector, dtype=np.float32),
             "action_mask": np.array(mask or [0] * self._action_space.n, dtype=np.int8),
@@ -122,17 +153,21 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
             return
         assert action is not None
         self._cumulative_rewards[agent] = 0.0
-        decoded = self.game.decode_action(self.state, int(action))
-        self.state = self.state.apply(decoded)  # IllegalActionError names what is legal
-        self.state, self.moves = play_chance(self.state, self.rng, self.moves + 1, self.max_moves)
+        decoded = self.game.decode_action(self.position, int(action))
+        self.position = self.position.apply(decoded)  # IllegalActionError names what is legal
+        self.position, self.moves = play_chance(
+            self.position, self.rng, self.moves + 1, self.max_moves
+        )
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._settle()
         self._accumulate_rewards()
 
-    def render(self) -> str:
-        """The position as text (the Result line of a record)."""
-        names = [f"player_{seat}" for seat in range(self.variant.players)]
-        return self.game.result_text(self.state, names)
+    def render(self) -> str | None:
+        """The whole position as text (``render_mode="ansi"``; None without a render mode):
+        what a spectator sees, :meth:`Game.position_text`."""
+        if self.render_mode is None:
+            return None
+        return self.game.position_text(self.position, None, counters=self.turn_counters)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -140,8 +175,8 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
     # -- the end of the game and whose turn it is --
 
     def _to_act(self) -> int | None:
-        finished = self.state.is_terminal or self.moves >= self.max_moves
-        return None if finished else self.state.current_player
+        finished = self.position.is_terminal or self.moves >= self.max_moves
+        return None if finished else self.position.current_player
 
     def _settle(self) -> None:
         """Whose turn it is, or the end: returns as rewards, or truncation at the cap."""
@@ -149,12 +184,12 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
         if seat is not None:
             self.agent_selection = self.possible_agents[seat]
             return
-        if self.state.is_terminal:
-            for agent, value in zip(self.agents, self.state.returns(), strict=True):
+        if self.position.is_terminal:
+            for agent, value in zip(self.agents, self.position.returns(), strict=True):
                 self.rewards[agent] = value
                 self.terminations[agent] = True
         else:
-            for agent, value in zip(self.agents, capped_returns(self.state), strict=True):
+            for agent, value in zip(self.agents, capped_returns(self.position), strict=True):
                 self.truncations[agent] = True
                 self.infos[agent]["capped_returns"] = value
         self.agent_selection = self.agents[0]

@@ -10,6 +10,7 @@ and the stacks' sizes, never the face-down order: it reads the player's view onl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from marsdice.attacks.cards import MAX_REQUIREMENT, MAX_VP
@@ -26,7 +27,7 @@ from marsdice.core.encoding import (
     relative,
     seat_one_hot,
 )
-from marsdice.core.game import JSONObject
+from marsdice.core.game import JSON, JSONObject
 from marsdice.core.game import Variant as GameVariant
 
 #: the phases of a view, one flag each
@@ -59,8 +60,8 @@ def encoder(variant: GameVariant, max_moves: int) -> Encoder:
     layout.seats("score", players, total_vp)
     layout.seats("cards owned", players, len(slugs))
     layout.seats("free tokens", players, TOKENS)
-    layout.seats("turns", players, max_moves)
-    layout.seats("reached score on turn", players, max_moves)
+    layout.seats("turns", players, max_moves, counter=True)
+    layout.seats("reached score on turn", players, max_moves, counter=True)
     layout.seats("to play", players, 1)
     layout.add("extra turn", 1)
     layout.add("end triggered", 1)
@@ -86,6 +87,17 @@ def encoder(variant: GameVariant, max_moves: int) -> Encoder:
     layout.add("Denver used", 1)
     layout.flags("Memphis stack", [str(s) for s in range(1, STACKS + 1)])
     index = {slug: i for i, slug in enumerate(slugs)}
+    for slug in slugs:
+        layout.remembers(f"{slug}: seen face up", 1)
+
+    def recall(memos: Sequence[JSON]) -> list[float]:
+        """A flag per card seen face up in any view so far (the memos are the tops)."""
+        seen = [0.0] * len(slugs)
+        for memo in memos:
+            for top in memo if isinstance(memo, list) else ():
+                if isinstance(top, str) and top in index:
+                    seen[index[top]] = 1.0
+        return seen
 
     def fill(view: JSONObject, viewer: int) -> list[float]:
         board = obj(view["board"])
@@ -132,4 +144,79 @@ def encoder(variant: GameVariant, max_moves: int) -> Encoder:
         out += one_hot(int(memphis) - 1 if isinstance(memphis, int) else None, STACKS)
         return out
 
-    return layout.done(fill)
+    return layout.done(fill, recall)
+
+
+# --- the position as one line of text (the adapters' position strings) --------------------
+
+
+def _seat(seat: JSON) -> str:
+    return f"P{int(seat) + 1}" if isinstance(seat, int) and seat >= 0 else "-"
+
+
+def view_text(view: JSONObject, *, counters: bool = True) -> str:
+    """A Mars Attacks view as one line: VP, each seat's cards and tokens, the turn, the
+    phase and seat to act, the face-up card and size of each stack, the box, the target
+    and its count, the locked dice with the nukes against the limit, the abilities used
+    (``counters=False``: without the turns, rounds and the turns the scores were reached on).
+
+    >>> import random
+    >>> from marsdice.attacks.game import GAME
+    >>> state = GAME.start(Variant(players=2), random.Random(0))
+    >>> view_text(GAME.observe(state, 0)).split(" | ")[:3]
+    ['P1 0 VP, P2 0 VP', 'P1 cards none, tokens 4 free', 'P2 cards none, tokens 4 free']
+    """
+    board = obj(view["board"])
+    players = len(ints(view["scores"]))
+    parts = [", ".join(f"P{s + 1} {vp} VP" for s, vp in enumerate(ints(view["scores"])))]
+    owned = lists(board["owned"])
+    tokens = lists(board["tokens"])
+    free = ints(board["free_tokens"])
+    for seat in range(players):
+        cards = " ".join(str(obj(card)["slug"]) for card in owned[seat]) or "none"
+        placed = [f"{obj(t)['value']}@{obj(t)['card']}" for t in tokens[seat]]
+        on = f" {' '.join(placed)}" if placed else ""
+        parts.append(f"P{seat + 1} cards {cards}, tokens {free[seat]} free{on}")
+    extra = " (extra turn)" if board["extra_turn"] else ""
+    if counters:
+        parts.append("turns " + " ".join(str(n) for n in ints(view["turns"])))
+        reached = ints(board["reached"])
+        if any(reached):
+            parts.append("reached on turn " + " ".join(str(n) for n in reached))
+        turn = f"round {view['rounds']}, turn {board['turn']} of {_seat(board['seat'])}{extra}"
+    else:
+        turn = f"turn of {_seat(board['seat'])}{extra}"
+    parts.append(turn)
+    phase = str(view["phase"])
+    current = view["current_player"]
+    actor = _seat(current) if isinstance(current, int) and current >= 0 else "chance"
+    parts.append(f"{phase}: {actor}" if phase != "over" else "over")
+    stacks = []
+    for stack in items(board["stacks"]):
+        entry = obj(stack)
+        card = entry["card"]
+        top = str(obj(card)["slug"]) if isinstance(card, dict) else "empty"
+        stacks.append(f"{entry['stack']}:{top}/{entry['size']}")
+    parts.append("stacks " + " ".join(stacks) + f", box {board['box']}")
+    if board["target"] is not None:
+        parts.append(f"target {board['target']} count {board['count']}")
+    dice = obj(board["dice"])
+    line = (
+        f"dice {dice['heads']}H {dice['rays']}R {dice['nukes']}N of {board['nuke_limit']}, "
+        f"rolls {dice['rolls']}, to roll {dice['to_roll']}"
+    )
+    if dice["set"] is not None:
+        line += f", set {dice['set']}"
+    parts.append(line)
+    used = [name for name in ("toronto", "denver") if board[f"{name}_used"]]
+    if used:
+        parts.append("used " + " ".join(used))
+    if board["memphis_stack"] is not None:
+        parts.append(f"memphis to stack {board['memphis_stack']}")
+    if board["end_triggered"]:
+        last = view["last_round"]
+        seats = " ".join(_seat(s) for s in ints(last)) if isinstance(last, list) else ""
+        parts.append(f"last round: {seats or 'ends'}")
+    if view["winners"]:
+        parts.append("won by " + " ".join(_seat(s) for s in ints(view["winners"])))
+    return " | ".join(parts)

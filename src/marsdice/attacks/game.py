@@ -95,7 +95,7 @@ from marsdice.attacks.events import (
     VegasNoToken,
 )
 from marsdice.attacks.setup import deal, new_game
-from marsdice.attacks.state import State, as_state
+from marsdice.attacks.state import State, _slug_index, as_state
 from marsdice.attacks.variant import (
     DICE,
     FACES,
@@ -352,6 +352,21 @@ class MarsAttacks(Game):
         return f"{totals}: {winners} {verb}{tie_break(s)}"
 
     # -- views --
+
+    def view_text(self, view: JSONObject, *, counters: bool = True) -> str:
+        """The position a view shows, one line (:func:`marsdice.attacks.encoding.view_text`)."""
+        from marsdice.attacks.encoding import view_text
+
+        return view_text(view, counters=counters)
+
+    def hidden_text(self, state: GameState) -> str:
+        """The face-down cards: each stack's cards from the top, then the box."""
+        s = as_state(state)
+        stacks = " ".join(
+            f"{number}:{','.join(s.slug(card) for card in stack) or 'empty'}"
+            for number, stack in enumerate(s.stacks, start=1)
+        )
+        return f"deck {stacks}, box {','.join(s.slug(card) for card in s.box) or 'empty'}"
 
     def observe(self, state: GameState, viewer: int | None) -> JSONObject:
         """What a seat (or a spectator, ``None``) sees: see the module. Everything in it is
@@ -751,10 +766,10 @@ def _variant(variant: AnyVariant) -> Variant:
 
 
 def _card_number(state: State, slug: str) -> int:
-    for i, card in enumerate(state.variant.cards):
-        if card.slug == slug:
-            return i
-    raise ValueError(f"no card called {slug!r} in this card set")
+    number = _slug_index(state.variant.cards).get(slug)
+    if number is None:
+        raise ValueError(f"no card called {slug!r} in this card set")
+    return number
 
 
 @cache

@@ -32,19 +32,71 @@ from marsdice.core.game import JSON, JSONObject
 
 #: fills a view's vector; the second argument is the seat shown as +0
 Fill = Callable[[JSONObject, int], list[float]]
+#: fills the information-state part from the :meth:`~marsdice.core.game.Game.memo` of every
+#: view a seat has seen, oldest first
+Recall = Callable[[Sequence[JSON]], list[float]]
 
 
 @dataclass(frozen=True, slots=True)
 class Encoder:
-    """A game variant's observation vector: labels, upper bounds, and the encoding."""
+    """A game variant's observation vector: labels, upper bounds, and the encoding.
+
+    ``counters`` are the indices of the turn counters (entries that grow with the game's
+    length, bounded only by the move cap), which :meth:`without_counters` leaves out.
+    ``recall_labels``/``recall_high``/``recall`` are the information-state part: what a
+    seat remembers from the views it saw (a perfect-information game has none).
+    """
 
     labels: tuple[str, ...]
     high: tuple[float, ...]
     fill: Fill
+    counters: tuple[int, ...] = ()
+    recall_labels: tuple[str, ...] = ()
+    recall_high: tuple[float, ...] = ()
+    recall: Recall | None = None
 
     @property
     def size(self) -> int:
         return len(self.labels)
+
+    def without_counters(self) -> Encoder:
+        """The same vector without the turn counters (so that it does not grow with the
+        game's length).
+
+        >>> layout = Layout()
+        >>> layout.add("score", 9)
+        >>> layout.add("turns", 99, counter=True)
+        >>> enc = layout.done(lambda view, viewer: [1.0, 7.0]).without_counters()
+        >>> enc.labels, enc.encode({"viewer": 0})
+        (('score',), [1.0])
+        """
+        if not self.counters:
+            return self
+        gone = frozenset(self.counters)
+        keep = tuple(i for i in range(self.size) if i not in gone)
+        inner = self.fill
+
+        def fill(view: JSONObject, viewer: int) -> list[float]:
+            values = inner(view, viewer)
+            return [values[i] for i in keep]
+
+        return Encoder(
+            tuple(self.labels[i] for i in keep),
+            tuple(self.high[i] for i in keep),
+            fill,
+            (),
+            self.recall_labels,
+            self.recall_high,
+            self.recall,
+        )
+
+    def remember(self, memos: Sequence[JSON]) -> list[float]:
+        """The information-state part from the memos of the views seen (empty without)."""
+        if self.recall is None:
+            return []
+        values = self.recall(memos)
+        assert len(values) == len(self.recall_labels), (len(values), len(self.recall_labels))
+        return values
 
     def encode(self, view: JSONObject) -> list[float]:
         """The vector of a view (its ``viewer`` is seat +0)."""
@@ -61,21 +113,39 @@ class Layout:
     def __init__(self) -> None:
         self.labels: list[str] = []
         self.high: list[float] = []
+        self.counters: list[int] = []
+        self.recall_labels: list[str] = []
+        self.recall_high: list[float] = []
 
-    def add(self, label: str, high: float) -> None:
+    def add(self, label: str, high: float, *, counter: bool = False) -> None:
+        if counter:
+            self.counters.append(len(self.labels))
         self.labels.append(label)
         self.high.append(float(high))
 
-    def seats(self, what: str, players: int, high: float) -> None:
+    def seats(self, what: str, players: int, high: float, *, counter: bool = False) -> None:
         for k in range(players):
-            self.add(f"{what} seat+{k}", high)
+            self.add(f"{what} seat+{k}", high, counter=counter)
 
     def flags(self, what: str, names: Sequence[str]) -> None:
         for name in names:
             self.add(f"{what} {name}", 1)
 
-    def done(self, fill: Fill) -> Encoder:
-        return Encoder(tuple(self.labels), tuple(self.high), fill)
+    def remembers(self, label: str, high: float) -> None:
+        """One entry of the information-state part (see :class:`Encoder`)."""
+        self.recall_labels.append(label)
+        self.recall_high.append(float(high))
+
+    def done(self, fill: Fill, recall: Recall | None = None) -> Encoder:
+        return Encoder(
+            tuple(self.labels),
+            tuple(self.high),
+            fill,
+            tuple(self.counters),
+            tuple(self.recall_labels),
+            tuple(self.recall_high),
+            recall,
+        )
 
 
 # --- reading a view's JSON values ------------------------------------------------------------

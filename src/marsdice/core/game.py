@@ -443,6 +443,30 @@ class Game(ABC):
         the shared ones, so the clients derive no rule.
         """
 
+    def position_text(self, state: GameState, viewer: int | None, *, counters: bool = True) -> str:
+        """The whole position as ``viewer`` (a seat, or ``None``: a spectator) sees it, one
+        line (the research adapters' position strings). Rendered from :meth:`observe`, so
+        it shows nothing hidden from that viewer. ``counters=False`` leaves out the turn
+        counters (turns taken, rounds), which only count what happened and make the
+        positions of a game without a length limit endless."""
+        return self.view_text(self.observe(state, viewer), counters=counters)
+
+    def view_text(self, view: JSONObject, *, counters: bool = True) -> str:
+        """A view of :meth:`observe` as one line of text: every key but the last step's
+        events and the legal actions, as compact JSON (a game shows its own layout)."""
+        import json
+
+        dropped = {"events", "legal_actions"} | (set() if counters else {"turns", "rounds"})
+        shown = {k: v for k, v in view.items() if k not in dropped}
+        return json.dumps(shown, sort_keys=True, separators=(",", ":"))
+
+    def hidden_text(self, state: GameState) -> str:
+        """What no viewer sees (the face-down cards), as text: with
+        :meth:`position_text` for a spectator it tells every position apart. Empty for a
+        game that hides nothing."""
+        del state
+        return ""
+
     def redact(self, before: GameState, action: Action, viewer: int | None) -> str:
         """The notation of ``action`` (played in ``before``) as ``viewer`` may see it: the full
         text, unless it reveals something hidden (a card drawn face down)."""

@@ -233,6 +233,12 @@ class MartianDice(Game):
 
     # -- views --
 
+    def view_text(self, view: JSONObject, *, counters: bool = True) -> str:
+        """The position a view shows, one line (:func:`marsdice.martian.encoding.view_text`)."""
+        from marsdice.martian.encoding import view_text
+
+        return view_text(view, counters=counters)
+
     def observe(self, state: GameState, viewer: int | None) -> JSONObject:
         """Everything on the table (Martian Dice hides nothing); ``legal_actions`` only for
         the viewer to act.
