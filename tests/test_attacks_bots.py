@@ -150,7 +150,8 @@ def test_the_solver_matches_play_through_the_engine(
 
 
 def test_the_attacks_bots_are_listed_planner_first() -> None:
-    assert [spec.name for spec in registration(GAME).bots] == ["planner", "heuristic", "random"]
+    names = [spec.name for spec in registration(GAME).bots]
+    assert names == ["planner", "search", "heuristic", "random"]
     assert registration(GAME).default_opponent == "planner"
     assert isinstance(make_bot("random", seed=3), RandomBot)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from marsdice.cli import analyze as analyze_cli
 from marsdice.cli.main import main
 from marsdice.cli.martian_view import hint
 from marsdice.cli.play import PlaySession, Seat
@@ -182,3 +183,115 @@ def test_an_atlas_that_cannot_be_written_is_saved_elsewhere(
     assert f"could not write {out} (No space left on device); saved to" in err
     saved = [p for p in tmp_path.iterdir() if p.name.startswith("atlas-saved-")]
     assert [p.read_bytes() for p in saved] == [b"<svg/>"]
+
+
+# --- --json, start-of-turn positions, the method ---------------------------------------------
+
+
+def _analysis(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    import json
+
+    import jsonschema
+
+    from marsdice.cli.analyze import load_schema
+
+    assert main(["analyze", "--json", *args]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    schema = load_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("args", "phase", "method"),
+    [
+        (["--scores", "10,18", "--aside", "TTHHHH", "--roll", "TRRCCCK"], "choose", "exact-2p"),
+        (["--scores", "5,6", "--seat", "2", "--aside", "RRH"], "decide", "exact-2p"),
+        (["--scores", "0,0"], "start", "exact-2p"),
+        (["--scores", "20"], "start", "solo-expected-turns"),
+        (["--scores", "12", "--aside", "RRHHH"], "decide", "solo-expected-turns"),
+        (["--scores", "1,2,3", "--target", "6", "--dice", "6"], "start", "exact-3p"),
+        (["--scores", "1,2,3,4,5", "--target", "8", "--aside", "RRC"], "decide", "approximation"),
+    ],
+)
+def test_json_follows_the_shipped_schema_and_names_the_method(
+    args: list[str], phase: str, method: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _analysis(args, capsys)
+    position = data["position"]
+    assert isinstance(position, dict)
+    assert position["phase"] == phase
+    assert data["method"] == method
+    assert data["method_text"] in analyze_cli.METHODS.values()
+    choices = data["choices"]
+    assert isinstance(choices, list)
+    assert sum(1 for c in choices if c["best"]) == 1
+    assert data["best"] == next(c["action"] for c in choices if c["best"])
+
+
+def test_json_numbers_are_the_tables_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    from marsdice.solve import analyze as solve_analyze
+
+    args = ["--scores", "10,18", "--aside", "TTHHHH", "--roll", "TRRCCCK"]
+    data = _analysis(args, capsys)
+    state = position(Variant(), (10, 18), set_aside=(2, 0, 4, 0, 0), rolled=(1, 2, 0, 3, 1))
+    want = {row.action.text(): row for row in solve_analyze(state)}
+    choices = data["choices"]
+    assert isinstance(choices, list)
+    assert [c["action"] for c in choices] == list(want)
+    for choice in choices:
+        row = want[choice["action"]]
+        assert choice["expected_score"] == pytest.approx(row.expected_score, abs=1e-12)
+        assert choice["win_probability"] == pytest.approx(row.win_probability, abs=1e-12)
+
+
+def test_a_start_of_turn_is_worth_the_ground_truth(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--scores`` alone: the value of the turn about to be rolled, which for a small game
+    is the exact game value of :func:`marsdice.solve.game_value` (another solver)."""
+    from marsdice.solve import game_value
+
+    data = _analysis(["--scores", "0,0", "--target", "6", "--dice", "6"], capsys)
+    choices = data["choices"]
+    assert isinstance(choices, list)
+    (roll,) = choices
+    assert roll["action"] == "roll"
+    truth = game_value(Variant(players=2, target=6, dice=6)).values[0]
+    assert roll["win_probability"] == pytest.approx(truth, abs=1e-9)
+    solo = _analysis(["--scores", "0", "--target", "6", "--dice", "6"], capsys)
+    solo_choices = solo["choices"]
+    assert isinstance(solo_choices, list)
+    solo_truth = -game_value(Variant(players=1, target=6, dice=6)).values[0]
+    assert solo_choices[0]["expected_turns"] == pytest.approx(solo_truth, abs=1e-9)
+
+
+def test_a_start_of_turn_is_shown_with_the_method(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--scores", "0,0"]) == 0
+    out = capsys.readouterr().out
+    assert "to roll (the start of a turn)" in out
+    assert "48.41%" in out  # the first seat's chance in the rulebook game
+    assert "Method: win probabilities: exact: the two-player win-probability table" in out
+
+
+def test_the_schema_refuses_a_wrong_document(capsys: pytest.CaptureFixture[str]) -> None:
+    import jsonschema
+
+    from marsdice.cli.analyze import load_schema
+
+    data = _analysis(["--scores", "0,0"], capsys)
+    data["method"] = "a guess"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, load_schema(), cls=jsonschema.Draft202012Validator)
+
+
+def test_the_schema_is_package_data() -> None:
+    from importlib import resources
+
+    assert resources.files("marsdice.cli").joinpath("analyze.schema.json").is_file()
+
+
+def test_a_start_of_turn_after_the_target_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--scores", "25,3"]) == 2
+    assert "the game is over" in capsys.readouterr().err

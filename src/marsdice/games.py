@@ -80,6 +80,9 @@ class Registration:
     #: build for a variant are (the server's ``--max-solve`` caps it); None: every variant's
     #: solves are small
     solve_size: str | None = None
+    #: ``"module:class"``: the batched numpy environment (N games stepped at once,
+    #: ``docs/research.md``), built as ``cls(n, variant, seed=...)``; None: the game has none
+    vector: str | None = None
 
 
 def _random_bot() -> BotSpec:
@@ -93,8 +96,8 @@ REGISTERED: Final = (
         bots=(
             BotSpec(
                 "winprob",
-                "solver: the highest chance to win (exact for 2 and 3 players, approximate "
-                "for 4+, fewest turns solo)",
+                "solver: the highest chance to win (exact for 2-4 players, approximate "
+                "for 5+, fewest turns solo)",
                 "marsdice.bots.martian_solver:WinProbabilityBot",
                 solves=True,
             ),
@@ -119,6 +122,7 @@ REGISTERED: Final = (
         plugin=BrowserPlugin("js/games/martian.js", "martian"),
         fast_bot="cautious",
         solve_size="marsdice.bots.martian_solver:solve_size",
+        vector="marsdice.vector.martian:MartianVectorEnv",
     ),
     Registration(
         game="marsdice.attacks.game:GAME",
@@ -127,6 +131,13 @@ REGISTERED: Final = (
                 "planner",
                 "exact turn solver: maximises expected VP, values progress left on cards",
                 "marsdice.bots.attacks_planner:PlannerBot",
+                solves=True,
+            ),
+            BotSpec(
+                "search",
+                "determinized search: the planner's best targets, each played out over "
+                "sampled face-down cards, the likeliest win chosen",
+                "marsdice.bots.attacks_search:SearchBot",
                 solves=True,
             ),
             BotSpec(

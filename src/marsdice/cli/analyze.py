@@ -4,13 +4,23 @@ Example: scores 10 and 18, player 1 to move, 2 tanks and 4 humans already set as
 roll of 7 dice::
 
     marsdice analyze --scores 10,18 --aside TTHHHH --roll TRRCCCK
+
+With ``--scores`` alone the position is the start of a turn (the dice about to be rolled):
+its value is shown. The table's caption says which method gave the numbers (exact tables or
+the approximation); ``--json`` prints the same as JSON, in the layout of the shipped schema
+``marsdice/cli/analyze.schema.json`` (:func:`load_schema`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import tempfile
+from dataclasses import replace
+from importlib import resources
 from pathlib import Path
+from typing import Any, Final
 
 from rich.console import Console
 from rich.table import Table
@@ -18,15 +28,29 @@ from rich.table import Table
 from marsdice.cli.args import escape, non_negative_int, positive_int
 from marsdice.cli.files import OutputPathError, check_output_path, write_bytes_safely
 from marsdice.core.errors import MarsDiceError, VariantError
-from marsdice.martian import Phase, Roll, State, Variant, position
+from marsdice.martian import Phase, Roll, State, Variant, new_game, position
 
 #: what ``pip`` needs for ``--plot`` (printed without markup: rich would eat ``[plot]``)
 PLOT_HINT = "plots need matplotlib: pip install 'marsdice[plot]'"
+#: the JSON Schema of ``--json``, shipped next to this module
+SCHEMA_FILE: Final = "analyze.schema.json"
+SCHEMA_ID: Final = "https://marsdice.invalid/schemas/analyze-1.json"
+#: the methods of :func:`marsdice.solve.policy.position_method`, as printed
+METHODS: Final = {
+    "solo-expected-turns": "exact: the solo table (fewest expected turns)",
+    "exact-2p": "exact: the two-player win-probability table",
+    "exact-3p": "exact: the three-player win-probability table",
+    "exact-4p": "exact: the four-player win-probability table",
+    "approximation": "approximate: the two-player tables combined (not a true win chance)",
+}
+EXPECTED_METHOD: Final = "exact: the expected-score turn solver"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--scores", default="0,0", help="totals of every player in seat order (one = solo)"
+        "--scores",
+        help="totals of every player in seat order (one = solo; default 0,0); alone: the "
+        "start of that player's turn",
     )
     parser.add_argument(
         "--seat", type=positive_int, default=1, help="the player to move, counted from 1"
@@ -43,6 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", type=positive_int, default=25, help="points to end the game")
     parser.add_argument("--dice", type=positive_int, default=13, help="dice per turn")
     parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the analysis as JSON (the layout of marsdice/cli/analyze.schema.json)",
+    )
+    parser.add_argument(
         "--plot",
         type=Path,
         metavar="FILE",
@@ -50,7 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_scores(text: str) -> tuple[int, ...]:
+def parse_scores(text: str | None) -> tuple[int, ...]:
+    if text is None:
+        return (0, 0)
     try:
         scores = tuple(non_negative_int(part) for part in text.split(","))
     except argparse.ArgumentTypeError:
@@ -106,6 +137,9 @@ def parse_position(args: argparse.Namespace) -> State:
     check_not_over(scores, args.seat - 1, args.target, args.last_round)
     aside = Roll.parse(args.aside).counts if args.aside else (0, 0, 0, 0, 0)
     rolled = Roll.parse(args.roll).counts if args.roll else None
+    if not args.aside and rolled is None:  # the start of a turn: the dice about to be rolled
+        start = new_game(variant)
+        return replace(start, scores=scores, seat=args.seat - 1, end_triggered=args.last_round)
     return position(
         variant,
         scores,
@@ -126,14 +160,20 @@ def run(args: argparse.Namespace) -> int:
         if plot.suffix.lower() not in (".png", ".svg"):
             raise OutputPathError(f"--plot writes .png or .svg files, got {plot.name!r}")
         Variant(players=2, target=args.target, dice=args.dice)  # the atlas's ranges
-    state = parse_position(args) if (args.roll or args.aside) else None
+    given = args.roll or args.aside or args.scores is not None
+    state = parse_position(args) if given else None
     if state is None and plot is None:
-        raise VariantError("give a position (--aside and/or --roll) or --plot FILE")
+        raise VariantError("give a position (--scores, --aside and/or --roll) or --plot FILE")
     if state is not None:
-        console.print(analysis_table(state))
+        if args.json:
+            sys.stdout.write(json.dumps(analysis_json(state), indent=1) + "\n")
+        else:
+            console.print(analysis_table(state))
+            console.print(method_line(state), soft_wrap=True)
     if plot is not None:
         write_bytes_safely(plot, draw_atlas_bytes(plot.suffix.lower(), args.target, args.dice))
-        console.print(f"Strategy atlas written to [bold]{escape(str(plot))}[/].")
+        if not args.json:
+            console.print(f"Strategy atlas written to [bold]{escape(str(plot))}[/].")
     return 0
 
 
@@ -153,15 +193,103 @@ def draw_atlas_bytes(suffix: str, target: int, dice: int) -> bytes:
         return drawn.read_bytes()
 
 
-def analysis_table(state: State) -> Table:
-    from marsdice.solve.policy import analyze
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema of ``--json`` (draft 2020-12), read from the installed package."""
+    text = resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema = json.loads(text)
+    assert isinstance(schema, dict)
+    return schema
 
-    rows = analyze(state)
+
+def method(state: State) -> str:
+    """Which solver gives the position's win probability (or, solo, expected turns): the
+    code of :func:`marsdice.solve.policy.position_method` (the choice the analysis makes)."""
+    from marsdice.solve.policy import position_method
+
+    return str(position_method(state))
+
+
+def _rows(state: State) -> list[dict[str, Any]]:
+    """One row per choice (a start of turn: one row, the roll), its numbers and whether it is
+    the best play (the highest win probability; solo, the fewest expected turns)."""
+    from marsdice.solve.policy import analyze, mover_solution, roll_value
+
     solo = state.variant.solo
-    best_score = max(row.expected_score for row in rows)
-    key = (lambda r: -(r.expected_turns or 0.0)) if solo else (lambda r: r.win_probability or 0.0)
-    best_play = max(rows, key=key)
-    what = "take a face type" if state.phase is Phase.CHOOSE else "stop or roll again"
+    if state.phase is Phase.ROLL:
+        expected, column = mover_solution(state, "expected")
+        playing, where = mover_solution(state, "winprob")
+        value = roll_value(state, playing, where)
+        row: dict[str, Any] = {
+            "action": "roll",
+            "expected_score": roll_value(state, expected, column),
+            "win_probability": None if solo else value,
+            "expected_turns": 1.0 - value + state.turns[0] if solo else None,
+        }
+        rows = [row]
+    else:
+        rows = [
+            {
+                "action": choice.action.text(),
+                "expected_score": choice.expected_score,
+                "win_probability": choice.win_probability,
+                "expected_turns": choice.expected_turns,
+            }
+            for choice in analyze(state)
+        ]
+    if solo:
+        best = min(rows, key=lambda r: r["expected_turns"])
+    else:
+        best = max(rows, key=lambda r: r["win_probability"])
+    top_score = max(r["expected_score"] for r in rows)
+    for row in rows:
+        row["best"] = row is best
+        row["best_score"] = row["expected_score"] == top_score
+    return rows
+
+
+def _phase(state: State) -> str:
+    return "start" if state.phase is Phase.ROLL else state.phase.value
+
+
+def analysis_json(state: State) -> dict[str, Any]:
+    """The analysis as plain JSON values (the layout of :data:`SCHEMA_FILE`)."""
+    rows = _rows(state)
+    variant = state.variant
+    rolled = None if state.rolled is None else Roll(state.rolled).text()
+    return {
+        "schema": SCHEMA_ID,
+        "variant": {"players": variant.players, "target": variant.target, "dice": variant.dice},
+        "position": {
+            "scores": list(state.scores),
+            "seat": state.seat + 1,
+            "phase": _phase(state),
+            "aside": Roll(state.set_aside).text(),
+            "roll": rolled,
+            "last_round": state.end_triggered,
+            "turn_score": state.turn_score,
+        },
+        "method": method(state),
+        "method_text": METHODS[method(state)],
+        "score_method": EXPECTED_METHOD,
+        "best": next(row["action"] for row in rows if row["best"]),
+        "choices": rows,
+    }
+
+
+def method_line(state: State) -> str:
+    """The line under the table that says where its numbers come from."""
+    figure = "expected turns" if state.variant.solo else "win probabilities"
+    return f"Method: {figure}: {METHODS[method(state)]}; expected scores: {EXPECTED_METHOD}."
+
+
+def analysis_table(state: State) -> Table:
+    rows = _rows(state)
+    solo = state.variant.solo
+    what = {
+        Phase.CHOOSE: "take a face type",
+        Phase.DECIDE: "stop or roll again",
+        Phase.ROLL: "roll (the start of a turn)",
+    }[state.phase]
     table = Table(
         title=f"Player {state.seat + 1} to {what} · scores {', '.join(map(str, state.scores))}"
         f" · turn worth {state.turn_score} now",
@@ -171,15 +299,10 @@ def analysis_table(state: State) -> Table:
     table.add_column("Expected turn score", justify="right")
     table.add_column("Expected turns to finish" if solo else "Win probability", justify="right")
     for row in rows:
-        score = f"{row.expected_score:.4f}" + (" ★" if row.expected_score == best_score else "")
-        if solo:
-            assert row.expected_turns is not None
-            value = f"{row.expected_turns:.4f}"
-        else:
-            assert row.win_probability is not None
-            value = f"{row.win_probability:.2%}"
-        style = "bold green" if row is best_play else ""
-        table.add_row(
-            row.action.text(), score, value + (" ★" if row is best_play else ""), style=style
+        score = f"{row['expected_score']:.4f}" + (" ★" if row["best_score"] else "")
+        value = (f"{row['expected_turns']:.4f}" if solo else f"{row['win_probability']:.2%}") + (
+            " ★" if row["best"] else ""
         )
+        style = "bold green" if row["best"] else ""
+        table.add_row(row["action"], score, value, style=style)
     return table

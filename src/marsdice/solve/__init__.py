@@ -9,6 +9,8 @@
 - :mod:`~marsdice.solve.policy`: decisions and analysis for engine states (:func:`analyze`).
 - :mod:`~marsdice.solve.batch`: numpy batch simulation of turns and games.
 - :mod:`~marsdice.solve.match`: exact head-to-head values of two fixed strategies.
+- :mod:`~marsdice.solve.ground`: exact values of any position of a tiny variant
+  (:func:`position_value`, :func:`game_value`): the ground truth to check against.
 - :mod:`~marsdice.solve.cache`: solved tables on disk, keyed by variant, self-healing.
 - :mod:`~marsdice.solve.fixed`: safeguarded Newton steps for the 0-score fixed points.
 - :mod:`~marsdice.solve.progress`: progress of long solves through a callback.
@@ -17,6 +19,7 @@ See ``docs/strategy.md`` for the results.
 """
 
 from marsdice.solve.batch import GameStats, expected_chain, simulate_games, simulate_turns
+from marsdice.solve.ground import PositionValue, game_value, position_value
 from marsdice.solve.match import match_win_probability
 from marsdice.solve.policy import ChoiceAnalysis, action_values, analyze, best_action, turn_utility
 from marsdice.solve.solo import SoloTable, solo_table, solve_solo
@@ -31,6 +34,7 @@ from marsdice.solve.winprob import WinTable, solve_winprob, winprob_table
 __all__ = [
     "ChoiceAnalysis",
     "GameStats",
+    "PositionValue",
     "SoloTable",
     "TurnSolution",
     "WinTable",
@@ -39,7 +43,9 @@ __all__ = [
     "best_action",
     "expected_chain",
     "expected_score_solution",
+    "game_value",
     "match_win_probability",
+    "position_value",
     "score_distribution",
     "simulate_games",
     "simulate_turns",

@@ -1,0 +1,133 @@
+"""The ``search`` bot: it never reads the face-down cards, it is deterministic for a seed,
+it plays whole legal games, and its search does change decisions."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from marsdice.attacks import Phase, State, Variant, new_game
+from marsdice.attacks.game import GAME
+from marsdice.bots import make_bot
+from marsdice.bots.attacks_planner import PlannerBot
+from marsdice.bots.attacks_search import SearchBot, captures_to_end, sample_hidden
+from marsdice.core.game import play_out
+from marsdice.games import bot_spec
+
+
+def reshuffled(state: State, rng: random.Random) -> State:
+    """``state`` with its face-down cards (below the tops, and the box) in another order:
+    everything a player sees is the same."""
+    hidden = [c for stack in state.stacks for c in stack[1:]] + list(state.box)
+    rng.shuffle(hidden)
+    stacks = []
+    at = 0
+    for stack in state.stacks:
+        if not stack:
+            stacks.append(())
+            continue
+        stacks.append((stack[0], *hidden[at : at + len(stack) - 1]))
+        at += len(stack) - 1
+    other = replace(state, stacks=tuple(stacks), box=tuple(hidden[at:]))
+    assert GAME.observe(other, state.seat) == GAME.observe(state, state.seat)
+    return other
+
+
+def near_the_end(seed: int, players: int = 3) -> State:
+    """A target decision with the end at most a few captures away, from planner play."""
+    rng = random.Random(seed)
+    state = GAME.start(Variant(players=players), rng)
+    planner = PlannerBot()
+    while not state.is_terminal:
+        if state.is_chance_node:
+            state = state.apply(state.sample_chance(rng))
+            continue
+        if state.phase is Phase.TARGET and captures_to_end(state) <= 2 and len(state.targets()) > 1:
+            return state
+        state = state.apply(planner.choose(state))
+    pytest.skip("this game ended before a searched decision")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_states_differing_only_in_face_down_cards_get_the_same_decision(seed: int) -> None:
+    state = near_the_end(seed)
+    other = reshuffled(state, random.Random(seed + 100))
+    assert other.stacks != state.stacks or other.box != state.box
+    first = SearchBot(seed=7, rollouts=8).choose(state)
+    second = SearchBot(seed=7, rollouts=8).choose(other)
+    assert first == second
+
+
+def test_the_samples_do_not_depend_on_the_face_down_order() -> None:
+    state = near_the_end(4)
+    other = reshuffled(state, random.Random(5))
+    one = sample_hidden(state, random.Random(3))
+    two = sample_hidden(other, random.Random(3))
+    assert one.stacks == two.stacks and one.box == two.box
+    # a sample keeps everything public and deals the hidden cards anew
+    assert GAME.observe(one, state.seat) == GAME.observe(state, state.seat)
+    assert sorted(c for s in one.stacks for c in s) + sorted(one.box) != []
+    assert sorted([*(c for s in one.stacks for c in s), *one.box]) == sorted(
+        [*(c for s in state.stacks for c in s), *state.box]
+    )
+
+
+def test_samples_differ_between_draws() -> None:
+    state = near_the_end(6)
+    rng = random.Random(0)
+    draws = {(sample_hidden(state, rng).stacks, sample_hidden(state, rng).box) for _ in range(5)}
+    assert len(draws) > 1
+
+
+def test_the_same_seed_gives_the_same_game_and_the_bot_plays_legally() -> None:
+    def game(seed: int) -> tuple[int, ...]:
+        rng = random.Random(seed)
+        bots = [PlannerBot(), PlannerBot(), SearchBot(seed=seed, rollouts=4)]
+        start = GAME.start(Variant(players=3), rng)
+        final = play_out(start, [bot.choose for bot in bots], rng).final  # checks legality
+        assert final.is_terminal
+        return final.scores
+
+    assert game(11) == game(11)
+
+
+def test_the_search_changes_some_decisions_the_planner_would_make() -> None:
+    """Near the end the rollouts overrule the planner's VP values at least sometimes (else
+    the search would be a costly copy of the planner)."""
+    differ = 0
+    for seed in range(1, 9):
+        try:
+            state = near_the_end(seed)
+        except pytest.skip.Exception:
+            continue
+        if SearchBot(seed=seed).choose(state) != PlannerBot().choose(state):
+            differ += 1
+    assert differ > 0
+
+
+def test_far_from_the_end_the_planner_decides() -> None:
+    state = new_game(Variant(players=3))
+    assert captures_to_end(state) > 3
+    assert SearchBot(seed=1).choose(state) == PlannerBot().choose(state)
+
+
+def test_captures_to_end_counts_the_smallest_stacks() -> None:
+    state = new_game(Variant(players=2))
+    assert captures_to_end(state) == 4  # two stacks of two cards
+    emptied = replace(state, stacks=((), *state.stacks[1:]))
+    assert captures_to_end(emptied) == 2
+    assert captures_to_end(replace(state, end_triggered=True)) == 0
+
+
+def test_the_bot_is_registered_for_the_server_terminal_and_review() -> None:
+    spec = bot_spec("attacks", "search")
+    assert spec.solves  # the server asks its solve pool, never its own threads
+    bot = make_bot("attacks", "search", seed=1)
+    assert isinstance(bot, SearchBot)
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        SearchBot(rollouts=0)
