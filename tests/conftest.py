@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -80,3 +80,14 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
         pytest.skip(reason)
     with temporary_database(request.param, tmp_path) as database:
         yield database
+
+
+@pytest.fixture
+def pages() -> Iterator[list[Any]]:
+    """The browser tests' pages: each test appends the pages it opens; afterwards none may
+    have had a script error, and every one is closed."""
+    made: list[Any] = []
+    yield made
+    for page in made:
+        assert not page.errors, page.errors
+        page.context.close()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -43,16 +42,6 @@ READY = (
 )
 #: the Russian (ЙЦУКЕН) letter on each Latin key of a US keyboard
 RUSSIAN = dict(zip("qwertyuiopasdfghjklzxcvbnm", "йцукенгшщзфывапролдячсмить", strict=True))
-
-
-@pytest.fixture
-def pages() -> Iterator[list[Any]]:
-    """The test's pages: no script error on any, closed afterwards."""
-    made: list[Any] = []
-    yield made
-    for page in made:
-        assert not page.errors, page.errors
-        page.context.close()
 
 
 def seated(browser: Any, server: Server, table_id: str, seat: int = 0, **kwargs: Any) -> Any:

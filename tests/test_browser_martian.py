@@ -12,7 +12,6 @@ import json
 import random
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,17 +107,6 @@ def blunder(page: Any, action: str) -> bool:
     return bool(
         page.locator(f'{ENABLED}[data-action="{action}"]').get_attribute("data-blunder") == "true"
     )
-
-
-@pytest.fixture
-def pages() -> Iterator[list[Any]]:
-    """The test's pages: closed afterwards, with no script error on any."""
-    made: list[Any] = []
-
-    yield made
-    for page in made:
-        assert not page.errors, page.errors
-        page.context.close()
 
 
 def test_two_pages_play_a_whole_game_one_in_polish(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -45,15 +44,6 @@ def games(server: Server) -> dict[str, str]:  # noqa: F811
         "martian": finished(server, "martian", {"target": 13}, ["winprob", "cautious"]),
         "attacks": finished(server, "attacks", {"end_stacks": 1}, ["planner", "heuristic"]),
     }
-
-
-@pytest.fixture
-def pages() -> Iterator[list[Any]]:
-    made: list[Any] = []
-    yield made
-    for page in made:
-        assert not page.errors, page.errors
-        page.context.close()
 
 
 def review_json(running: Server, table_id: str) -> dict[str, Any]:

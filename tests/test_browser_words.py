@@ -15,7 +15,6 @@ import itertools
 import json
 import re
 import typing
-from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
 from types import ModuleType
@@ -173,15 +172,6 @@ def turns() -> list[list[dict[str, Any]]]:
     took = A.Captured(seat=1, card="dallas", count=8, requirement=8, vp=3, total=5).to_json()
     out.append([began, target, roll.to_json(), took, A.TurnEnded(1, "captured").to_json()])
     return out
-
-
-@pytest.fixture
-def pages() -> Iterator[list[Any]]:
-    made: list[Any] = []
-    yield made
-    for page in made:
-        assert not page.errors, page.errors
-        page.context.close()
 
 
 def problems(line: str, lang: str) -> list[str]:

@@ -21,7 +21,7 @@ from rich.console import Console
 from marsdice.bots import make_bot
 from marsdice.cli.view import game_view
 from marsdice.core.game import JSON, Game, GameState, Playthrough, Step, play_out
-from marsdice.games import PROVIDERS, all_games, provider, registration
+from marsdice.games import PROVIDERS, REGISTERED, all_games, provider, registration
 from marsdice.review import review_game
 
 STATIC = Path(__file__).resolve().parent.parent / "src" / "marsdice" / "web" / "static"
@@ -178,3 +178,20 @@ def test_the_plugin_namespace_has_translations() -> None:
             catalogue = language / f"{namespace}.json"
             assert catalogue.is_file(), f"no {catalogue}"
             assert json.loads(catalogue.read_text(encoding="utf-8")), f"{catalogue} is empty"
+
+
+def test_every_bot_has_the_display_name_the_browser_shows() -> None:
+    """A bot's ``title`` (what records and reviews call the player) is the English page's
+    own name for it, so that a person reads one name for one bot everywhere."""
+    import json
+    from pathlib import Path
+
+    english = json.loads(
+        (
+            Path(__file__).resolve().parent.parent / "src/marsdice/web/static/i18n/en/common.json"
+        ).read_text(encoding="utf-8")
+    )
+    for registered in REGISTERED:
+        for bot in registered.bots:
+            assert bot.title, bot.name
+            assert english.get(f"bot.{bot.name}") == bot.display_name, bot.name

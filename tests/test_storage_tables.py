@@ -101,7 +101,7 @@ def test_tables_start_when_every_seat_is_taken_and_keep_only_token_hashes(db: Da
     assert table.status == tables.OPEN and table.setup is None
     assert [t.id for t in tables.list_tables(db)] == [table.id]
     joined, token = tables.join(db, table.id, 0, "  Ann  ", "my seed")
-    assert joined.status == tables.RUNNING and joined.names == ["Ann", "random"]
+    assert joined.status == tables.RUNNING and joined.names == ["Ann", "Random bot"]
     assert joined.setup is not None and joined.seat_of(token) == 0
     assert joined.seat_of("not a token") is None
     with db.session() as session:
@@ -294,7 +294,7 @@ def test_seats_written_by_the_tables_keep_the_stored_format(db: Database) -> Non
     assert stored == json.dumps(
         [
             {"kind": "human", "name": "Ann", "token_hash": digest, "seed": seed, "away": False},
-            {"kind": "bot", "bot": "random", "name": "random"},
+            {"kind": "bot", "bot": "random", "name": "Random bot"},
         ]
     )
 
@@ -302,3 +302,10 @@ def test_seats_written_by_the_tables_keep_the_stored_format(db: Database) -> Non
 def test_a_seat_of_an_unknown_kind_is_refused() -> None:
     with pytest.raises(StorageError, match="unknown kind 'alien'"):
         Seat.from_row({"kind": "alien", "name": None})
+
+
+def test_a_bot_seat_is_named_as_a_person_reads_it(db: Database) -> None:
+    """Records and reviews name a bot's seat by its display name, never its notation."""
+    table = tables.create_table(db, "martian", {}, [SeatSpec("human"), SeatSpec("bot", "winprob")])
+    assert table.seats[1].bot == "winprob" and table.seats[1].name == "Expert bot"
+    assert table.names[1] == "Expert bot"

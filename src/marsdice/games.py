@@ -40,6 +40,14 @@ class BotSpec:
     #: its decisions may solve tables (seconds to minutes for a big variant): the server
     #: asks its solve pool for them, never its own threads (``docs/server.md``)
     solves: bool = False
+    #: the name a person reads where the bot plays (a server's records, reviews): the
+    #: browser shows its own translation of it (``bot.NAME`` in the translation files)
+    title: str = ""
+
+    @property
+    def display_name(self) -> str:
+        """``title``, or ``"NAME bot"`` for a bot that has none."""
+        return self.title or f"{self.name.capitalize()} bot"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +94,9 @@ class Registration:
 
 
 def _random_bot() -> BotSpec:
-    return BotSpec("random", "uniformly random legal moves", "marsdice.bots.base:RandomBot")
+    return BotSpec(
+        "random", "uniformly random legal moves", "marsdice.bots.base:RandomBot", title="Random bot"
+    )
 
 
 #: every game, once
@@ -99,18 +109,21 @@ REGISTERED: Final = (
                 "solver: the highest chance to win (exact for 2-4 players, approximate "
                 "for 5+, fewest turns solo)",
                 "marsdice.bots.martian_solver:WinProbabilityBot",
+                title="Expert bot",
                 solves=True,
             ),
             BotSpec(
                 "expected",
                 "solver: the highest expected score each turn (3.11 points a turn)",
                 "marsdice.bots.martian_solver:ExpectedScoreBot",
+                title="Strong bot",
                 solves=True,
             ),
             BotSpec(
                 "cautious",
                 "heuristic: guards against tanks, banks points early",
                 "marsdice.bots.martian_heuristic:CautiousBot",
+                title="Cautious bot",
             ),
             _random_bot(),
         ),
@@ -131,6 +144,7 @@ REGISTERED: Final = (
                 "planner",
                 "exact turn solver: maximises expected VP, values progress left on cards",
                 "marsdice.bots.attacks_planner:PlannerBot",
+                title="Planner bot",
                 solves=True,
             ),
             BotSpec(
@@ -138,12 +152,14 @@ REGISTERED: Final = (
                 "determinized search: the planner's best targets, each played out over "
                 "sampled face-down cards, the likeliest win chosen",
                 "marsdice.bots.attacks_search:SearchBot",
+                title="Search bot",
                 solves=True,
             ),
             BotSpec(
                 "heuristic",
                 "rules of thumb: rich likely targets, stops three nukes short of the limit",
                 "marsdice.bots.attacks_heuristic:HeuristicBot",
+                title="Heuristic bot",
             ),
             _random_bot(),
         ),

@@ -110,9 +110,9 @@ class Seat:
         return cls("human")
 
     @classmethod
-    def for_bot(cls, bot: str) -> Seat:
-        """A bot's seat, the bot's name for the player's."""
-        return cls("bot", name=bot, bot=bot)
+    def for_bot(cls, bot: str, name: str | None = None) -> Seat:
+        """A bot's seat, named ``name`` (the bot's display name), else after the bot."""
+        return cls("bot", name=name or bot, bot=bot)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Seat:
@@ -335,8 +335,9 @@ def create_table(
         if spec.kind == "bot":
             if not spec.bot:
                 raise VariantError("seats: a bot seat needs the bot's name")
-            bot_spec(game, spec.bot)  # an unknown bot is refused, naming the known ones
-            made.append(Seat.for_bot(spec.bot))
+            # an unknown bot is refused, naming the known ones; records and reviews name
+            # the player as a person reads it ("Expert bot", not "winprob")
+            made.append(Seat.for_bot(spec.bot, bot_spec(game, spec.bot).display_name))
         else:
             made.append(Seat.for_person())
     seed = new_server_seed()
