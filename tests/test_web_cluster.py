@@ -624,7 +624,8 @@ def test_heartbeat_and_lease_renewal_cost_the_same_whatever_the_seats() -> None:
     try:
 
         async def scenario() -> None:
-            cluster = await started(redis.url, "cost", lease=60)
+            # an hour's lease: no background beat or renewal lands inside a count
+            cluster = await started(redis.url, "cost", lease=3600)
             try:
 
                 async def calls() -> Counter[str]:
