@@ -241,7 +241,10 @@ def test_a_russian_keyboard_layout_presses_the_same_buttons(
     pages: list[Any], browser: Any, server: Server
 ) -> None:
     seats = [{"kind": "human"}, {"kind": "bot", "bot": "cautious"}]
-    table_id = str(create_table(server, "martian", {"target": 8}, seats)["id"])
+    # no fool check: a key must send its move, not ask first when the move is a blunder
+    table_id = str(
+        create_table(server, "martian", {"target": 8}, seats, {"fool_check": False})["id"]
+    )
     page = seated(browser, server, table_id, lang="ru")
     pages.append(page)
     sent = sent_actions(page)
@@ -328,7 +331,10 @@ def test_a_bots_steps_are_shown_one_at_a_time_at_the_persons_speed(
     pages: list[Any], browser: Any, server: Server
 ) -> None:
     seats = [{"kind": "human"}, {"kind": "bot", "bot": "cautious"}]
-    table_id = str(create_table(server, "martian", {"target": 40}, seats)["id"])
+    # no fool check: a key must send its move, not ask first when the move is a blunder
+    table_id = str(
+        create_table(server, "martian", {"target": 40}, seats, {"fool_check": False})["id"]
+    )
     page = seated(browser, server, table_id, speed="slow")
     pages.append(page)
     page.context.add_init_script(RECORD_VERSIONS)
