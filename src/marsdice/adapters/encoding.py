@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from marsdice.core.encoding import Encoder
 from marsdice.core.game import Game, Variant
 from marsdice.games import provider
@@ -31,3 +33,23 @@ def encoder(game: Game, variant: Variant, max_moves: int, turn_counters: bool = 
 
 
 __all__ = ["Encoder", "encoder"]
+
+
+class PicklesWithoutEncoder:
+    """For the environments: pickled without their ``encoder`` (a closure), which is made
+    again from their settings (``game``, ``variant``, ``max_moves``, ``turn_counters``)."""
+
+    game: Game
+    variant: Variant
+    max_moves: int
+    turn_counters: bool
+    encoder: Encoder
+
+    def __getstate__(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out.pop("encoder", None)
+        return out
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self.encoder = encoder(self.game, self.variant, self.max_moves, self.turn_counters)

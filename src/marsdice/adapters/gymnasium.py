@@ -42,7 +42,7 @@ from typing import Any, ClassVar, Final
 
 from marsdice.adapters import require
 from marsdice.adapters.common import play_chance, settings
-from marsdice.adapters.encoding import encoder
+from marsdice.adapters.encoding import PicklesWithoutEncoder, encoder
 from marsdice.bots.base import Bot
 from marsdice.bots.registry import bot_spec, make_bot
 from marsdice.core.errors import VariantError
@@ -63,7 +63,7 @@ def env_id(game: Game) -> str:
 IDS: Final = {env_id(game): game.name for game in all_games()}
 
 
-class MarsDiceEnv(gym.Env):  # type: ignore[misc]
+class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
     """You against our bots (see the module)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
@@ -145,16 +145,6 @@ class MarsDiceEnv(gym.Env):  # type: ignore[misc]
         if self.render_mode is None:
             return None
         return self.game.position_text(self.state, self.seat, counters=self.turn_counters)
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the encoder (a closure): it is made again from the settings."""
-        out = dict(self.__dict__)
-        out.pop("encoder", None)
-        return out
-
-    def __setstate__(self, saved: dict[str, Any]) -> None:
-        self.__dict__.update(saved)
-        self.encoder = encoder(self.game, self.variant, self.max_moves, self.turn_counters)
 
     # -- inside a step --
 

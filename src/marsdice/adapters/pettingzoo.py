@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 from marsdice.adapters import require
 from marsdice.adapters.common import capped_returns, play_chance, settings
-from marsdice.adapters.encoding import encoder
+from marsdice.adapters.encoding import PicklesWithoutEncoder, encoder
 from marsdice.core.errors import IllegalActionError, VariantError
 from marsdice.core.game import JSON, GameState
 from marsdice.games import game_names, get_game
@@ -55,7 +55,7 @@ def env(game: str | None = None, render_mode: str | None = None, **params: JSON)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
+class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
     """One game table as an AEC environment (see the module)."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -101,16 +101,6 @@ class raw_env(_pettingzoo.AECEnv):  # type: ignore[misc]
     @property
     def state_space(self) -> Any:
         return self._observation_space["observation"]
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the encoder (a closure): it is made again from the settings."""
-        out = dict(self.__dict__)
-        out.pop("encoder", None)
-        return out
-
-    def __setstate__(self, saved: dict[str, Any]) -> None:
-        self.__dict__.update(saved)
-        self.encoder = encoder(self.game, self.variant, self.max_moves, self.turn_counters)
 
     def observation_space(self, agent: str) -> Any:
         del agent
