@@ -642,18 +642,23 @@ def test_heartbeat_and_lease_renewal_cost_the_same_whatever_the_seats() -> None:
                                      "cmdstat_pexpire": sent["cmdstat_pexpire"]})  # fmt: skip
                     return sent.total()
 
+                async def fewest(action: Any) -> int:
+                    """The server's counts are global: the least of three tries is the
+                    action's own (a background command of the cluster's only adds)."""
+                    return min([await commands(action) for _ in range(3)])
+
                 await cluster.seat_here("t0", 0, True)
-                beat_one = await commands(cluster._beat)
+                beat_one = await fewest(cluster._beat)
                 for number in range(1, 300):
                     await cluster.seat_here(f"t{number}", number % 2, True)
-                assert await commands(cluster._beat) == beat_one
+                assert await fewest(cluster._beat) == beat_one
                 assert await cluster.acquire("t0")
-                renew_one = await commands(lambda: cluster._renew_all(["t0"]))
+                renew_one = await fewest(lambda: cluster._renew_all(["t0"]))
                 held = [f"t{number}" for number in range(1200)]
                 for table_id in held[1:]:
                     assert await cluster.acquire(table_id)
                 assert await cluster._renew_all(held) == [1] * len(held)
-                assert await commands(lambda: cluster._renew_all(held)) <= renew_one + 2
+                assert await fewest(lambda: cluster._renew_all(held)) <= renew_one + 2
                 await cluster.redis.delete(cluster._lease_key("t5"))
                 assert (await cluster._renew_all(held))[5] == 0  # a lost lease is told apart
             finally:
