@@ -94,9 +94,10 @@ def test_a_deadline_cuts_the_games_under_way_without_errors(
     bench: ModuleType, tmp_path: Path
 ) -> None:
     out = tmp_path / "figures.json"
-    # games to 50 points (about 500 actions) cannot end in the second the run lasts; on a
-    # busy machine a table may even be cut before its seats are joined (not started then)
-    argv = ["--db", "sqlite", "--tables", "2", "--duration", "1", "--target", "50"]
+    # games to 100 points (about 1,000 actions, each costing the server over a millisecond of
+    # CPU) cannot end in the half second the run lasts; on a busy machine a table may even be
+    # cut before its seats are joined (not started then)
+    argv = ["--db", "sqlite", "--tables", "2", "--duration", "0.5", "--target", "100"]
     assert bench.main([*argv, "--json", str(out)]) == 0
     (result,) = json.loads(out.read_text())["results"]
     assert result["errors"] == {}
