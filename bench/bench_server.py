@@ -108,7 +108,7 @@ class Plan:
     spread: str
     deflate: bool
     think: float  # mean seconds a client waits before each action (0: at once)
-    protocol: int = 2  # the play protocol the clients speak (docs/protocol.md)
+    protocol: int = 3  # the play protocol the clients speak (docs/protocol.md)
 
 
 @dataclass(slots=True)
@@ -314,57 +314,59 @@ class Clients:
             now = time.perf_counter()
             if self._past():
                 raise _Cut
-            message = json.loads(raw)
-            at = message.get("version")
+            frame = json.loads(raw)
+            # protocol 3: steps stored together come in one frame, read one by one
+            parts = frame["steps"] if frame.get("type") == "steps" else [frame]
+            at = parts[-1].get("version")
             window = _window(at) if isinstance(at, int) and wire else None
             if window is not None:  # (not hello's answer: the whole table, once)
                 tally.wire[window] += ws.received - wire
                 tally.text[window] += len(raw)
-                if at > reached:
-                    tally.steps[window] += 1
+                tally.steps[window] += sum(1 for part in parts if part.get("version", 0) > reached)
             wire = ws.received
             if isinstance(at, int):
                 reached = max(reached, at)
-            if message["type"] in ("state", "step", "table", "advice"):
-                made = await self._whole(ws, whole, message)
-                if made is None:
+            for message in parts:
+                if message["type"] in ("state", "step", "table", "advice"):
+                    made = await self._whole(ws, whole, message)
+                    if made is None:
+                        continue
+                    message = whole = made
+                if message["type"] == "error":
+                    errors[str(message["code"])] += 1
+                    sent = None
+                    if retry is None or message.get("version") not in (None, acted):
+                        continue  # the game moved on: the next state tells us what to do
+                    # nothing moved (rate_limited, say): act again on the same state, a few times
+                    retries += 1
+                    if retries > 3:
+                        raise _Abandon("gave_up")
+                    await asyncio.sleep(0.1)
+                    acted = -1
+                    message = retry
+                if message["type"] != "state":
                     continue
-                message = whole = made
-            if message["type"] == "error":
-                errors[str(message["code"])] += 1
-                sent = None
-                if retry is None or message.get("version") not in (None, acted):
-                    continue  # the game moved on: the next state tells us what to do
-                # nothing moved (rate_limited, say): act again on the same state, a few times
-                retries += 1
-                if retries > 3:
-                    raise _Abandon("gave_up")
-                await asyncio.sleep(0.1)
-                acted = -1
-                message = retry
-            if message["type"] != "state":
-                continue
-            version = int(message["version"])
-            if sent is not None and version > acted:
-                latencies.append(now - sent)
-                sent = None
-            if message["table"]["status"] == "finished":
-                return
-            view = message["view"]
-            if view is None or not view["legal_actions"] or version <= acted:
-                continue
-            if self.plan.think > 0:  # a person's pace: not part of the latency
-                await asyncio.sleep(rng.expovariate(1 / self.plan.think))
-                if self._past():
-                    raise _Cut
-            action = rng.choice(view["legal_actions"])
-            if message is not retry:
-                retry, retries = message, 0
-            acted = version
-            sent = time.perf_counter()
-            if (window := _window(version + 1)) is not None:
-                tally.acts[window] += 1
-            await ws.send(json.dumps({"type": "action", "version": version, "action": action}))
+                version = int(message["version"])
+                if sent is not None and version > acted:
+                    latencies.append(now - sent)
+                    sent = None
+                if message["table"]["status"] == "finished":
+                    return
+                view = message["view"]
+                if view is None or not view["legal_actions"] or version <= acted:
+                    continue
+                if self.plan.think > 0:  # a person's pace: not part of the latency
+                    await asyncio.sleep(rng.expovariate(1 / self.plan.think))
+                    if self._past():
+                        raise _Cut
+                action = rng.choice(view["legal_actions"])
+                if message is not retry:
+                    retry, retries = message, 0
+                acted = version
+                sent = time.perf_counter()
+                if (window := _window(version + 1)) is not None:
+                    tally.acts[window] += 1
+                await ws.send(json.dumps({"type": "action", "version": version, "action": action}))
 
     async def _whole(
         self, ws: ClientConnection, whole: dict[str, Any] | None, message: dict[str, Any]
@@ -955,10 +957,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--protocol",
         type=int,
-        choices=(1, 2),
-        default=2,
-        help="the play protocol the clients speak: 2 (step messages, the default) or 1 "
-        "(a whole state after every step: what a server before protocol 2 speaks)",
+        choices=(1, 2, 3),
+        default=3,
+        help="the play protocol the clients speak: 3 (step messages, a move and the dice "
+        "after it in one; the default), 2 (one message per step) or 1 (a whole state after "
+        "every step: what a server before protocol 2 speaks)",
     )
     parser.add_argument(
         "--no-floor",

@@ -1,6 +1,7 @@
-"""The page speaks protocol 2 (``docs/protocol.md``) in a real Chromium against a real server:
+"""The page speaks protocol 3 (``docs/protocol.md``) in a real Chromium against a real server:
 a spectator's page opened mid-game tells the whole game in its log (every step's events since
-the start, from hello's ``step_events``), then follows each ``step`` message; a view patched
+the start, from hello's ``step_events``), then follows each ``step`` message (and each step of
+a ``steps`` message); a view patched
 on the page equals the server's; the page never asks for more than one whole state."""
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ def test_a_page_arriving_mid_game_shows_the_whole_log_and_follows(
     scores = page.locator(".scores-panel").inner_text()
     for score in now["view"]["scores"]:
         assert str(score) in scores
-    kinds = [json.loads(frame)["type"] for frame in frames if isinstance(frame, str)]
-    assert kinds.count("state") == 1 and kinds.count("step") == later - version
+    parsed = [json.loads(frame) for frame in frames if isinstance(frame, str)]
+    kinds = [message["type"] for message in parsed]
+    stepped = sum(len(m["steps"]) if m["type"] == "steps" else m["type"] == "step" for m in parsed)
+    assert kinds.count("state") == 1 and stepped == later - version
+    assert "steps" in kinds, "protocol 3: a move and the dice after it come in one frame"
     assert page.errors == []

@@ -88,7 +88,7 @@ def test_a_step_is_one_insert_and_one_update_and_nothing_read_back(
     queries = [s for s in sent if s.split()[0] in ("SELECT", "INSERT", "UPDATE", "WITH")]
     if held and db.dialect == "postgresql":  # one statement: the insert inside the update's WITH
         assert len(queries) == 1, sent
-        assert queries[0].startswith("WITH new_step AS (INSERT INTO md_steps")
+        assert queries[0].startswith("WITH new_steps AS (INSERT INTO md_steps")
         assert ") UPDATE md_tables" in queries[0] and "SELECT" not in queries[0]
     else:
         assert [s.split()[0] for s in queries] == ["INSERT", "UPDATE"], sent
@@ -96,6 +96,34 @@ def test_a_step_is_one_insert_and_one_update_and_nothing_read_back(
         assert queries[1].startswith("UPDATE md_tables")
     assert after == tables.get_table(db, table_id)
     assert after.version == 1
+
+
+def test_a_move_and_its_dice_are_one_transaction_and_all_or_nothing(db: Database) -> None:
+    """``append_steps``: two steps are two inserts and one update (PostgreSQL: one
+    statement), the version goes up by two, and a clash on either step stores neither."""
+    table_id = running(db)
+    table = tables.get_table(db, table_id)
+    with statements(db) as sent:
+        after = tables.append_steps(db, table_id, [step(0), step(1)], finishes=False, table=table)
+    queries = [s for s in sent if s.split()[0] in ("SELECT", "INSERT", "UPDATE", "WITH")]
+    if db.dialect == "postgresql":
+        assert len(queries) == 1 and queries[0].startswith("WITH new_steps AS (INSERT"), sent
+        assert queries[0].count("%(seq_") == 2  # both rows in the one insert
+    else:
+        assert [s.split()[0] for s in queries] == ["INSERT", "INSERT", "UPDATE"], sent
+        assert sum(s == "COMMIT" for s in sent) == 1, sent
+    assert after == tables.get_table(db, table_id) and after.version == 2
+    # step 2 is new, step 1 is stored: neither goes in, nothing changes
+    with pytest.raises(StaleVersionError, match="step 1 of table"):
+        tables.append_steps(db, table_id, [step(1), step(2)], finishes=True, table=after)
+    assert tables.get_table(db, table_id) == after
+    assert tables.read_log(db, table_id)[1] == [step(0), step(1)]
+    last = tables.append_steps(db, table_id, [step(2), step(3)], finishes=True, table=after)
+    assert last.version == 4 and last.status == tables.FINISHED
+    for wrong in ([], [step(4), step(6)]):
+        with pytest.raises(ValueError, match="consecutive"):
+            tables.append_steps(db, table_id, wrong, finishes=False, table=last)
+    assert tables.get_table(db, table_id) == last
 
 
 def test_the_version_counts_the_stored_steps_and_a_stale_writer_changes_nothing(

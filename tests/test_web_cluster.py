@@ -30,8 +30,10 @@ from marsdice.core.record import GameRecord
 from marsdice.fair import verify_record
 from marsdice.storage import tables
 from marsdice.storage.db import Database
+from marsdice.web.client import PlayState, parse_messages
 from marsdice.web.cluster import CATCH_UP_SWEEPS, NewsKind, RedisCluster
 from marsdice.web.live import load_live
+from marsdice.web.schemas import AdviceMessage, StateMessage, StepMessage, TableMessage
 from serverproc import Server, free_port
 
 TEST_REDIS_ENV = "MARSDICE_TEST_REDIS_URL"
@@ -157,7 +159,8 @@ class Cluster:
 
 
 class Player:
-    """One WebSocket; records every version it is sent, to check that none is missed."""
+    """One WebSocket speaking protocol 3: records every version its messages make, to check
+    that none is missed (a gap in the steps raises :class:`SyncNeeded` here)."""
 
     def __init__(self, url: str, token: str | None) -> None:
         self.token = token
@@ -165,18 +168,26 @@ class Player:
         self.versions: list[int] = []
         self.state: dict[str, Any] = {}
         self.errors: list[dict[str, Any]] = []
-        self.ws.send(json.dumps({"type": "hello", "token": token}))
+        self.play = PlayState()
+        self.ws.send(json.dumps({"type": "hello", "token": token, "protocol": 3}))
         self.receive()
 
     def receive(self, timeout: float = 30) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        text = self.ws.recv(timeout=timeout)
+        message: dict[str, Any] = json.loads(text)
         if message["type"] == "error":
             self.errors.append(message)
-        elif message["type"] == "state":
-            assert message["version"] >= self.state.get("version", 0), "versions only go up"
-            if message["version"] not in self.versions:
-                self.versions.append(message["version"])
-            self.state = message
+            return message
+        for part in parse_messages(text):
+            if not isinstance(part, StateMessage | StepMessage | TableMessage | AdviceMessage):
+                continue
+            made = self.play.apply(part)  # (a step missed: SyncNeeded)
+            if made is None:
+                continue
+            assert made.version >= self.state.get("version", 0), "versions only go up"
+            if made.version not in self.versions:
+                self.versions.append(made.version)
+            self.state = made.model_dump()
         return message
 
     def settle(self, after: int = -1) -> dict[str, Any]:

@@ -120,8 +120,8 @@ def play_until(
                 assert not other.state["your_turn"] and other.state["view"]["legal_actions"] == []
         version = state["version"]
         mover.send({"type": "action", "version": version, "action": chooser.choice(legal)})
-        for conn in (*players, *watchers):
-            assert conn.receive()["version"] == version + 1
+        for conn in (*players, *watchers):  # (with the dice the server rolls right after it)
+            assert conn.receive()["version"] > version
 
 
 @pytest.mark.parametrize("game", ["martian", "attacks"])

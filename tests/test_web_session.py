@@ -14,7 +14,7 @@ import pytest
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import SeatSpec
-from marsdice.web.hub import Client, Hub, ProtocolError
+from marsdice.web.hub import Client, Hub, Planned, ProtocolError
 from marsdice.web.live import Live, load_live
 
 HUMAN = SeatSpec("human")
@@ -130,12 +130,7 @@ def test_a_step_the_database_refuses_is_never_played_and_the_game_catches_up(
             start = live.state
             with pytest.raises(ProtocolError) as refused:
                 await hub._store(
-                    live,
-                    action,
-                    start.apply(action),
-                    actor="chance",
-                    seat=None,
-                    counter=rng.counter,
+                    live, [Planned(action, start.apply(action), "chance", None, rng.counter)]
                 )
             assert refused.value.code == "stale_version"
             assert refused.value.version == 1

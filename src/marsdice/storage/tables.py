@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, Final, Literal, get_args
 
-from sqlalchemy import Connection, Dialect, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Dialect, Integer, bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from marsdice.core.errors import MarsDiceError, VariantError
@@ -506,11 +506,15 @@ _STEPS_FROM: Final = (
     .order_by(STEPS.c.seq)
 )
 _INSERT_STEP: Final = insert(STEPS)
-#: the table after a step: one more stored, touched now (and finished, with the last step)
+#: the table after its new steps: ``p_steps`` more stored, touched now (and finished, with
+#: the last step)
 _ADVANCE: Final = (
     update(TABLES)
     .where(TABLES.c.id == bindparam("p_table"))
-    .values(version=TABLES.c.version + 1, updated_at=bindparam("p_now"))
+    .values(
+        version=TABLES.c.version + bindparam("p_steps", type_=Integer),
+        updated_at=bindparam("p_now"),
+    )
 )
 _FINISH: Final = _ADVANCE.values(status=FINISHED)
 #: what the update gives back: the whole row, or (for a caller holding the table) only what
@@ -543,28 +547,48 @@ def append_step(
     only the seats, status and version returned (no decoding of the rest), through the
     driver itself (:class:`_StepWriter`: the server's hot path). Only the database changes:
     the caller extends its own game with the step."""
-    now = utcnow()
     if table is not None:
-        seats, status, version = _step_writer(db.engine.dialect).append(
-            db, table_id, step, finishes=finishes, now=now
-        )
-        return replace(
-            table,
-            seats=tuple(Seat.from_row(seat) for seat in seats),
-            status=status,
-            updated_at=now,
-            version=version,
-        )
+        return append_steps(db, table_id, [step], finishes=finishes, table=table)
+    now = utcnow()
     try:
         with db.writing() as connection:
             connection.execute(_INSERT_STEP, _step_row(table_id, step, now))
             returning = _RETURNING[finishes, True]
-            row = connection.execute(returning, {"p_table": table_id, "p_now": now}).one_or_none()
+            row = connection.execute(
+                returning, {"p_table": table_id, "p_now": now, "p_steps": 1}
+            ).one_or_none()
             if row is None:
                 raise NotFoundError(f"no table {table_id!r}")
     except IntegrityError as error:
         raise _stale(table_id, step) from error
     return TableData.of(row)
+
+
+def append_steps(
+    db: Database,
+    table_id: str,
+    steps: Sequence[StoredStep],
+    *,
+    finishes: bool,
+    table: TableData,
+) -> TableData:
+    """Store consecutive ``steps`` (the first played on version ``steps[0].seq``) in one
+    transaction, as :func:`append_step` stores one: an action and the dice the server rolls
+    right after it cost one commit (one round trip on PostgreSQL), not two. All or nothing:
+    a step another writer stored first refuses them all (:class:`StaleVersionError`)."""
+    if not steps or any(s.seq != steps[0].seq + i for i, s in enumerate(steps)):
+        raise ValueError("append_steps: give consecutive steps, at least one")
+    now = utcnow()
+    seats, status, version = _step_writer(db.engine.dialect).append(
+        db, table_id, steps, finishes=finishes, now=now
+    )
+    return replace(
+        table,
+        seats=tuple(Seat.from_row(seat) for seat in seats),
+        status=status,
+        updated_at=now,
+        version=version,
+    )
 
 
 _STEP_COLUMNS: Final = ("table_id", "seq", "action", "actor", "seat", "rng_counter", "created_at")
@@ -595,46 +619,69 @@ class _StepWriter:
     path writes; driver errors come out as SQLAlchemy's (:class:`sqlalchemy.exc.DBAPIError`)."""
 
     def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
         self.sqlite = dialect.name == "sqlite"
         self.dbapi = dialect.loaded_dbapi
         self.insert = _Compiled(_INSERT_STEP.inline(), dialect, _STEP_COLUMNS)
         self.advance = {
             finishes: _Compiled(_RETURNING[finishes, False], dialect) for finishes in (False, True)
         }
-        #: PostgreSQL: both in one statement (the insert as a data-modifying ``WITH``), run on
-        #: its own as one transaction: one round trip instead of four (begin, insert, update,
-        #: commit); the insert failing fails the statement, so nothing changes
-        new_step = insert(STEPS).values({key: bindparam(key) for key in _STEP_COLUMNS})
-        self.together = {
-            finishes: _Compiled(
-                _RETURNING[finishes, False].add_cte(new_step.cte("new_step")), dialect
-            )
-            for finishes in (False, True)
-        }
+        #: PostgreSQL, (finishes, how many steps) -> the insert and the update in one
+        #: statement (the insert as a data-modifying ``WITH``), run on its own as one
+        #: transaction: one round trip instead of four (begin, insert, update, commit); the
+        #: insert failing fails the statement, so nothing changes
+        self._together: dict[tuple[bool, int], _Compiled] = {}
         seats_type = TABLES.c.seats.type.dialect_impl(dialect)
         processor = seats_type.result_processor(dialect, None)
         self.seats: Callable[[Any], Any] = processor if processor is not None else _as_is
 
+    def together(self, finishes: bool, count: int) -> _Compiled:
+        compiled = self._together.get((finishes, count))
+        if compiled is None:
+            rows: list[dict[str, Any]] = [
+                {key: bindparam(f"{key}_{i}") for key in _STEP_COLUMNS} for i in range(count)
+            ]
+            new_steps = insert(STEPS).values(rows)
+            statement = _RETURNING[finishes, False].add_cte(new_steps.cte("new_steps"))
+            compiled = self._together[finishes, count] = _Compiled(statement, self.dialect)
+        return compiled
+
     def append(
-        self, db: Database, table_id: str, step: StoredStep, *, finishes: bool, now: datetime
+        self,
+        db: Database,
+        table_id: str,
+        steps: Sequence[StoredStep],
+        *,
+        finishes: bool,
+        now: datetime,
     ) -> tuple[list[dict[str, Any]], str, int]:
-        """Store the step; the table's seats, status and version after it."""
-        values = _step_row(table_id, step, now) | {"p_table": table_id, "p_now": now}
+        """Store the steps; the table's seats, status and version after them."""
+        values: dict[str, Any] = {"p_table": table_id, "p_now": now, "p_steps": len(steps)}
         raw = db.engine.raw_connection()
         driver: Any = raw.dbapi_connection
         try:
             cursor = raw.cursor()
             try:
                 if self.sqlite:
+                    params: Any
                     statement, params = "BEGIN IMMEDIATE", ()  # the write lock first
                     cursor.execute(statement)
-                    statement, params = self.insert.sql, self.insert.params(values)
-                    cursor.execute(statement, params)
+                    statement = self.insert.sql
+                    rows = [self.insert.params(_step_row(table_id, s, now)) for s in steps]
+                    if len(rows) == 1:
+                        params = rows[0]
+                        cursor.execute(statement, params)
+                    else:
+                        params = rows
+                        cursor.executemany(statement, params)
                     advance = self.advance[finishes]
                     statement, params = advance.sql, advance.params(values)
                     cursor.execute(statement, params)
                 else:
-                    together = self.together[finishes]
+                    together = self.together(finishes, len(steps))
+                    for i, s in enumerate(steps):
+                        for key, value in _step_row(table_id, s, now).items():
+                            values[f"{key}_{i}"] = value
                     statement, params = together.sql, together.params(values)
                     driver.autocommit = True
                     try:
@@ -650,7 +697,7 @@ class _StepWriter:
                 with contextlib.suppress(Exception):
                     raw.rollback()
                 if isinstance(error, self.dbapi.IntegrityError):
-                    raise _stale(table_id, step) from error
+                    raise _stale(table_id, steps[0]) from error
                 if isinstance(error, self.dbapi.Error):
                     raise DBAPIError.instance(statement, params, error, self.dbapi.Error) from error
                 raise

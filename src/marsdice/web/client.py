@@ -11,6 +11,7 @@ and the ``marsdice`` exit code it ends a command with.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import random
@@ -54,7 +55,9 @@ __all__ = [
 #: a server that does not answer in this many seconds is taken as unreachable
 TIMEOUT: Final = 10.0
 #: the play protocol this client speaks by default (``docs/protocol.md``)
-PROTOCOL: Final = 2
+PROTOCOL: Final = 3
+#: the play protocols a client may ask for
+PROTOCOLS: Final = (1, 2, 3)
 
 #: what :meth:`TableClient.receive` returns: protocol 2's steps come as whole states
 ServerMessage = StateMessage | ErrorMessage | Pong
@@ -96,11 +99,15 @@ class TableClient:
         self.base_url = base_url.rstrip("/")
         self.table_id = table_id
         self.timeout = timeout
-        #: the play protocol asked for in ``hello``: 2 (steps, applied here) or 1
+        #: the play protocol asked for in ``hello``: 3 or 2 (steps, applied here) or 1
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"protocol: {protocol!r} is not one of {PROTOCOLS}")
         self.protocol = protocol
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
         self._ws: ClientConnection | None = None
         self._token: str | None = None
+        #: protocol 3: the rest of a ``steps`` message, read one step at a time
+        self._queued: collections.deque[WireMessage] = collections.deque()
         #: protocol 2: the table as the messages so far make it
         self.play = PlayState()
 
@@ -196,7 +203,9 @@ class TableClient:
 
     async def _say_hello(self) -> None:
         self.play = PlayState()
-        hello = Hello(type="hello", token=self._token, protocol=1 if self.protocol == 1 else 2)
+        hello = Hello.model_validate(
+            {"type": "hello", "token": self._token, "protocol": self.protocol}
+        )
         await self._send(
             hello.model_dump_json(exclude={"protocol"} if self.protocol == 1 else None)
         )
@@ -230,6 +239,8 @@ class TableClient:
                 return state
 
     async def _receive_one(self) -> WireMessage:
+        if self._queued:
+            return self._queued.popleft()
         if self._ws is None:
             raise ConnectionLost("closed", "not connected: call hello() first")
         try:
@@ -238,10 +249,13 @@ class TableClient:
             raise ConnectionLost("closed", f"the connection closed ({closed.rcvd})") from None
         except OSError as error:
             raise ConnectionLost("closed", f"the connection failed: {error}") from None
-        return parse_message(text)
+        first, *rest = parse_messages(text)
+        self._queued.extend(rest)
+        return first
 
     async def disconnect(self) -> None:
         """Close the play connection (the seat stays yours)."""
+        self._queued.clear()
         if self._ws is not None:
             ws, self._ws = self._ws, None
             with contextlib.suppress(OSError, ConnectionClosed):  # already gone
@@ -256,10 +270,35 @@ class TableClient:
             raise ConnectionLost("closed", f"the connection closed: {error}") from None
 
 
+def parse_messages(text: str | bytes) -> list[WireMessage]:
+    """One frame's messages as their models, in order: protocol 3's ``steps`` holds several
+    ``step`` messages, any other frame one message; ClientError ``bad_response`` for
+    anything else."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and data.get("type") == "steps":
+        steps = data.get("steps")
+        if isinstance(steps, list) and steps:
+            parsed = [_parse(step) for step in steps]
+            if all(isinstance(step, StepMessage) for step in parsed):
+                return parsed
+        raise ClientError("bad_response", "the server sent a message this client cannot read")
+    return [_parse(data)]
+
+
 def parse_message(text: str | bytes) -> WireMessage:
     """One server message as its model; ClientError ``bad_response`` for anything else."""
     try:
         data = json.loads(text)
+    except ValueError:
+        data = None
+    return _parse(data)
+
+
+def _parse(data: Any) -> WireMessage:
+    try:
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "state":
             return StateMessage.model_validate(data)

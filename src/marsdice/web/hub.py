@@ -16,6 +16,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from marsdice.bots import Bot
@@ -43,6 +44,22 @@ STATE_NOTES: Final = frozenset({"advice_pending", "advice_missing", "fallback"})
 _T = TypeVar("_T")
 #: how many tables' creators the hub remembers (for the solve pool's per-client budget)
 CREATORS_KEPT: Final = 10_000
+
+
+#: steps stored and sent together at most (a move and the dice that follow it)
+MAX_STEPS_TOGETHER: Final = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A step worked out and not yet stored: ``action`` led to ``after``; ``counter`` is the
+    fair generator's after it."""
+
+    action: Action
+    after: GameState
+    actor: str
+    seat: int | None
+    counter: int
 
 
 def _bot_seed(server_seed: bytes, seat: int) -> int:
@@ -544,57 +561,79 @@ class Hub:
                 after = live.state.apply(action)
             except (ActionParseError, IllegalActionError, ValueError) as error:
                 raise ProtocolError("illegal_action", str(error), live.version) from None
-            await self._store(live, action, after, actor="human", seat=seat, counter=None)
+            planned = self._with_rolls(live, [Planned(action, after, "human", seat, live.counter)])
+            await self._store(live, planned)
             await self._send_all(session, live.table, live)
+            work_left = self._server_moves(live)
         self.metrics.action_seconds.observe(time.perf_counter() - began)
-        self.kick(table_id)
+        if work_left:
+            self.kick(table_id)
 
-    async def _store(
-        self,
-        live: Live,
-        action: Action,
-        after: GameState,
-        *,
-        actor: str,
-        seat: int | None,
-        counter: int | None,
-    ) -> None:
-        """Store the step, then (only once it is stored) add it to ``live``."""
-        step = live.next_step(
-            action, actor=actor, seat=seat, counter=live.counter if counter is None else counter
-        )
+    def _with_rolls(self, live: Live, planned: list[Planned]) -> list[Planned]:
+        """``planned`` and the dice (or draws) the server makes right after it, when this
+        process does the table's server-side work: stored in one transaction and sent in
+        one message (protocol 3), instead of a second step through the driver. The fair
+        generator makes the same roll wherever and whenever it is drawn."""
+        state = planned[-1].after
+        if not (state.is_chance_node and self.cluster.holds(live.table.id)):
+            return planned
+        rng = live.rng(planned[-1].counter)
+        while state.is_chance_node and len(planned) < MAX_STEPS_TOGETHER:
+            roll = state.sample_chance(rng)
+            state = state.apply(roll)
+            planned.append(Planned(roll, state, "chance", None, rng.counter))
+        return planned
+
+    @staticmethod
+    def _server_moves(live: Live) -> bool:
+        """Whether the table's driver has work: dice to roll, a bot (or a stand-in) to
+        move, or the end (the driver gives the lease back)."""
+        state = live.state
+        if state.is_terminal or state.is_chance_node:
+            return True
+        return live.table.seats[state.current_player].plays_itself
+
+    async def _store(self, live: Live, planned: list[Planned]) -> None:
+        """Store the planned steps (one transaction), then (only once they are stored) add
+        them to ``live``."""
+        first = live.version
+        steps = [
+            tables.StoredStep(first + i, p.action.text(), p.actor, p.seat, p.counter)
+            for i, p in enumerate(planned)
+        ]
         try:
             table = await self._database(
                 functools.partial(
-                    tables.append_step,
-                    finishes=after.is_terminal,
+                    tables.append_steps,
+                    finishes=planned[-1].after.is_terminal,
                     table=live.table,  # (only the seats, status and version come back)
                 ),
                 self.db,
                 live.table.id,
-                step,
+                steps,
             )
         except StaleVersionError as error:  # another writer was first: catch up, then say so
             self._session(live.table.id).behind = True
             await self.live(live.table.id)
             raise ProtocolError("stale_version", str(error), live.version) from None
-        live.played(step, action, after, table)
+        for step, p in zip(steps, planned, strict=True):
+            live.played(step, p.action, p.after, table)
+            self.metrics.steps.labels(actor=p.actor).inc()
+            log.info(
+                "table %s: step %d by %s",
+                live.table.id,
+                step.seq,
+                p.actor,
+                extra={
+                    "event": "step",
+                    "table": live.table.id,
+                    "seq": step.seq,
+                    "actor": p.actor,
+                    "seat": p.seat,
+                },
+            )
         self._saw(live.table.id, live.version)
-        self.metrics.steps.labels(actor=actor).inc()
         await self.cluster.publish(live.table.id, "step")
-        log.info(
-            "table %s: step %d by %s",
-            live.table.id,
-            step.seq,
-            actor,
-            extra={
-                "event": "step",
-                "table": live.table.id,
-                "seq": step.seq,
-                "actor": actor,
-                "seat": seat,
-            },
-        )
 
     def kick(self, table_id: str) -> None:
         """Make sure the table's driver runs (dice, bots); at most one per table."""
@@ -651,9 +690,8 @@ class Hub:
                 rng = live.rng()
                 action = state.sample_chance(rng)
                 after = state.apply(action)
-                await self._store(
-                    live, action, after, actor="chance", seat=None, counter=rng.counter
-                )
+                roll = Planned(action, after, "chance", None, rng.counter)
+                await self._store(live, self._with_rolls(live, [roll]))
                 await self._send_all(session, live.table, live)
                 return True
             seat = state.current_player
@@ -671,7 +709,8 @@ class Hub:
             actor = "bot" if live.table.seats[seat].kind == "bot" else "stand-in"
             if fallback:
                 session.fallbacks.add(version)
-            await self._store(live, action, after, actor=actor, seat=seat, counter=None)
+            move = Planned(action, after, actor, seat, live.counter)
+            await self._store(live, self._with_rolls(live, [move]))
             await self._send_all(session, live.table, live)
         return True
 

@@ -50,9 +50,10 @@ class Live:
     def state(self) -> GameState:
         return self.states[-1] if self.states else self.start
 
-    def rng(self) -> FairRandom:
-        """The fair generator, resumed where the last step left it."""
-        return FairRandom(self.table.server_seed, self.table.player_seeds, self.counter)
+    def rng(self, counter: int | None = None) -> FairRandom:
+        """The fair generator, resumed where the last step left it (or at ``counter``)."""
+        at = self.counter if counter is None else counter
+        return FairRandom(self.table.server_seed, self.table.player_seeds, at)
 
     def extend(self, step: StoredStep) -> None:
         """Apply one step read from the log (the engine checks it again)."""

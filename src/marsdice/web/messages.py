@@ -1,6 +1,7 @@
 """Protocol 2's play messages (``docs/protocol.md``): after a connection's first ``state``,
 each step reaches it as one ``step`` message of the step's size, not the game's: the step
-as the viewer may see it, its events and a JSON Patch of the view (:mod:`.patch`).
+as the viewer may see it, its events and a JSON Patch of the view (:mod:`.patch`). Protocol 3
+sends the steps of one broadcast (a move and the dice after it) in one ``steps`` message.
 
 Every function here is pure but :func:`mark_sent`: the hub builds each text once per
 viewer (a seat, the spectators), sends it to every connection of that viewer at the same
@@ -17,6 +18,8 @@ from marsdice.web.live import Live
 from marsdice.web.patch import diff
 from marsdice.web.session import Client, TableSession
 
+#: the protocol from which consecutive steps come in one ``steps`` message
+BATCHED_PROTOCOL: Final = 3
 #: a connection further behind than this many steps gets a whole ``state`` instead
 MAX_STEPS_BEHIND: Final = 16
 #: the table's field that changes with every stored step and is no news by itself
@@ -107,7 +110,8 @@ def updates_key(
     behind = _behind(client, live)
     if behind is None:
         return (client.seat, "state")
-    return (client.seat, client.version, news, guidance != client.guidance_sent)
+    batched = client.protocol >= BATCHED_PROTOCOL
+    return (client.seat, client.version, news, guidance != client.guidance_sent, batched)
 
 
 def updates(
@@ -135,7 +139,7 @@ def updates(
             out.append(encode({"type": "advice", "version": live.version, **guidance}))
         return out
     passing = {key: value for key, value in guidance.items() if key == "fallback"}
-    return [
+    steps = [
         step(
             session,
             live,
@@ -146,6 +150,15 @@ def updates(
         )
         for version in range(client.version + 1, live.version + 1)
     ]
+    if len(steps) > 1 and client.protocol >= BATCHED_PROTOCOL:
+        return [batch(steps)]
+    return steps
+
+
+def batch(steps: list[str]) -> str:
+    """Protocol 3: consecutive ``step`` messages (already encoded) as one ``steps``
+    message, so that a move and the dice after it cost one frame to send and to read."""
+    return '{"type":"steps","steps":[' + ",".join(steps) + "]}"
 
 
 def step(

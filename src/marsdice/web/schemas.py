@@ -212,8 +212,10 @@ class Hello(_Strict):
     type: Literal["hello"]
     token: Annotated[str, Field(max_length=200)] | None = None
     #: the play messages this client reads: 1 (missing) a full ``state`` after every step,
-    #: 2 one ``step`` message per step after the first ``state`` (``docs/protocol.md``)
-    protocol: Literal[1, 2] = 1
+    #: 2 one ``step`` message per step after the first ``state``, 3 as 2 with the steps
+    #: stored together (a move and the dice after it) in one ``steps`` message
+    #: (``docs/protocol.md``)
+    protocol: Literal[1, 2, 3] = 1
 
 
 class ActionMessage(_Strict):

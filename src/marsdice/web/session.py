@@ -25,7 +25,8 @@ class Client:
     send: Send
     seat: int | None = None
     greeted: bool = False
-    #: the play messages it reads (``Hello.protocol``): 1 a full state each time, 2 steps
+    #: the play messages it reads (``Hello.protocol``): 1 a full state each time, 2 steps,
+    #: 3 steps with those stored together in one message
     protocol: int = 1
     #: protocol 2: the version its view is at (the last state or step sent; -1: none yet)
     version: int = -1

@@ -162,7 +162,7 @@ async def _handle(db: Database, hub: Hub, client: Client, message: Any) -> bool:
     else:
         # protocol 2: the version the connection was last sent, so that a client that lost
         # the last step (nothing came after it) sees the gap
-        pong = Pong(version=client.version) if client.protocol == 2 else Pong()
+        pong = Pong(version=client.version) if client.protocol >= 2 else Pong()
         await client.send(pong.model_dump_json(exclude_none=True))
     return False
 

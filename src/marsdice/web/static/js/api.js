@@ -109,7 +109,8 @@ export class Connection {
   constructor(tableId, { onState, onError, onStatus, onMessage, token, protocol }) {
     this.tableId = tableId;
     this.onState = onState;
-    // protocol 2 (docs/protocol.md): the step, table and advice messages go to onMessage
+    // protocol 2 and 3 (docs/protocol.md): the step, table and advice messages go to
+    // onMessage (protocol 3's steps one by one)
     this.onMessage = onMessage || (() => {});
     this.protocol = protocol || 1;
     this.onError = onError;
@@ -153,6 +154,9 @@ export class Connection {
         this.onState(message);
       } else if (message.type === "error") {
         this.onError(message);
+      } else if (message.type === "steps" && Array.isArray(message.steps)) {
+        // protocol 3: steps stored together (a move and the dice after it), in order
+        for (const step of message.steps) this.onMessage(step);
       } else {
         this.onMessage(message);
       }

@@ -12,7 +12,7 @@
 import { createPacer } from "./pace.js";
 import { applyPatch } from "./patch.js";
 
-const PROTOCOL = 2;
+const PROTOCOL = 3;
 // the fields each step and advice message carries for the new version (absent: the default)
 const GUIDANCE = { advice: null, advice_pending: false, advice_missing: null, fallback: [] };
 
