@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.sync.client import connect
 
 from browser_support import (
     assert_accessible,
@@ -58,6 +59,14 @@ def seated(browser: Any, server: Server, table_id: str, seat: int = 0, **kwargs:
         f"localStorage.setItem('marsdice.seats', {json.dumps(json.dumps(seats))})"
     )
     return page
+
+
+def spectator_actors(server: Server, table_id: str) -> list[str]:
+    """Who made each step so far (``actors`` of a spectator's whole state)."""
+    with connect(server.ws(table_id)) as ws:
+        ws.send(json.dumps({"type": "hello", "protocol": 3}))
+        state: dict[str, Any] = json.loads(ws.recv(timeout=20))
+    return list(state["actors"])
 
 
 def version(page: Any) -> int:
@@ -351,6 +360,7 @@ def test_a_bots_steps_are_shown_one_at_a_time_at_the_persons_speed(
     assert page.locator(".last-roll").is_visible()
     assert page.inner_text(".last-roll").strip()
     # end the turn: the bot's whole turn is played on the server at once, and waits here
+    ended = version(page)
     end_turn(page)
     assert page.locator(".skip-button").is_visible()
     assert not page.locator(ENABLED).count()  # (the bot's steps come first)
@@ -359,8 +369,14 @@ def test_a_bots_steps_are_shown_one_at_a_time_at_the_persons_speed(
     # a faster speed, chosen now, drains the queue one step at a time
     page.select_option("#speed-select", "fast")
     page.wait_for_function(f"() => {READY} && {QUEUED} === 0")
-    shown = page.evaluate("window.__shown.filter((v) => v >= 0)")
-    assert len(shown) >= 4 and shown == list(range(shown[0], shown[-1] + 1)), shown
+    # every step that is not mine has its own moment on screen (a move of mine and the dice
+    # rolled after it come in one message: my move shows at once, the roll right after it)
+    shown = page.evaluate(f"window.__shown.filter((v) => v > {ended})")
+    actors = spectator_actors(server, table_id)
+    others = [v for v in range(ended + 1, shown[-1] + 1) if actors[v - 1] != "human"]
+    assert len(shown) >= 4 and shown == sorted(shown), shown
+    assert set(others) <= set(shown), (others, shown)
+    assert [a for a in actors[ended : shown[-1]] if a == "bot"], "the bot's steps were seen"
     # "Show all now" shows what waits at once
     page.select_option("#speed-select", "slow")
     take = next(key for action, key, _ in buttons(page) if action != "roll" and key)

@@ -18,6 +18,7 @@ from marsdice.cli import serve
 from marsdice.cli.main import main
 from marsdice.storage.db import Database
 from marsdice.web.live import load_live
+from marsdice.web.transport import WINDOW_BITS, SmallWindowProtocol
 from serverproc import Server, play, receive
 
 
@@ -86,6 +87,7 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert (hub.absence_timeout, hub.stand_in) == (None, "random")  # 0: never
     assert (seen["host"], seen["port"], seen["log_level"]) == ("127.0.0.1", 8123, "warning")
     assert seen["ws_max_size"] == serve.WS_MAX_BYTES
+    assert seen["ws"] is SmallWindowProtocol
     assert (seen["ws_ping_interval"], seen["ws_ping_timeout"]) == (30.0, 20.0)
     args.ws_ping = 0.0  # no pings
     assert serve.run(args) == 0 and seen["ws_ping_interval"] is None
@@ -173,3 +175,23 @@ def test_an_unusable_redis_is_one_line_before_the_server_starts(
     assert main(["serve", "--database-url", database, "--redis-url", url]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot use Redis at" in err and reason in err, err
+
+
+def test_websockets_compress_with_a_small_window(db: Database, tmp_path: Path) -> None:
+    """permessage-deflate is negotiated with a 1 KiB window both ways (a connection's
+    compressor then holds a few KB, not 49), and play works compressed."""
+    server = Server(db.url, tmp_path)
+    try:
+        created = httpx.post(
+            f"{server.base}/api/tables",
+            json={"game": "martian", "variant": {"target": 4}, "seats": [{"kind": "human"}] * 2},
+        ).json()
+        with connect(f"ws://127.0.0.1:{server.port}/ws/tables/{created['id']}") as ws:
+            agreed = ws.response.headers["Sec-WebSocket-Extensions"] if ws.response else ""
+            ws.send(json.dumps({"type": "hello", "token": None, "protocol": 3}))
+            assert receive(ws)["type"] == "state"
+    finally:
+        server.kill()
+    assert agreed.startswith("permessage-deflate")
+    assert f"server_max_window_bits={WINDOW_BITS}" in agreed
+    assert f"client_max_window_bits={WINDOW_BITS}" in agreed

@@ -182,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
 
         from marsdice.web.app import claim_database, create_app
         from marsdice.web.cluster import REDIS_ENV
+        from marsdice.web.transport import SmallWindowProtocol
     except ImportError as error:
         raise WebExtraMissing(
             f"marsdice serve needs the web extra ({error.name} is missing): "
@@ -216,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         uvicorn.run(
             app,
+            ws=SmallWindowProtocol,
             host=args.host,
             port=args.port,
             log_level=args.log_level,
