@@ -87,8 +87,9 @@ class TableSession:
     #: steps (indices into the log) a bot seat played with the game's fast bot, its own
     #: bot's solve not at hand in time (the ``state``'s ``fallback``)
     fallbacks: set[int] = field(default_factory=set)
-    #: viewer (seat, None: spectators) -> (version, its view): each view built once
-    views: dict[int | None, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    #: viewer (seat, None: spectators) -> its views of the last two versions built (a step's
+    #: message needs the one before and the one after): each view built once
+    views: dict[int | None, dict[int, dict[str, Any]]] = field(default_factory=dict)
     #: viewer -> the step log as it may see it, so far (steps never change once stored)
     logs: dict[int | None, list[str]] = field(default_factory=dict)
     #: the table row last described and its public form (a new row: described again)
@@ -157,16 +158,19 @@ class TableSession:
         return self.described[1]
 
     def view(self, live: Live, viewer: int | None, version: int) -> dict[str, Any]:
-        """``viewer``'s view at ``version`` (at most the live's): the last one built is kept
-        per viewer, so a step builds each viewer's new view once and the previous one is
-        at hand for the patch."""
-        cached = self.views.get(viewer)
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        view = dict(live.game.observe(live.state_before(version), viewer))
-        if version == live.version:
-            self.views[viewer] = (version, view)
-        return view
+        """``viewer``'s view at ``version`` (at most the live's): the last two built are kept
+        per viewer, so a step builds each viewer's new view once and the one before is at
+        hand for the patch (two steps sent together too)."""
+        kept = self.views.setdefault(viewer, {})
+        found = kept.get(version)
+        if found is not None:
+            return found
+        found = dict(live.game.observe(live.state_before(version), viewer))
+        if version >= live.version - 1:
+            kept[version] = found
+            for old in [v for v in kept if v < version - 1]:
+                del kept[old]
+        return found
 
     def redacted_log(self, live: Live, viewer: int | None) -> list[str]:
         """The log as ``viewer`` may see it, up to the live's version: each step redacted
