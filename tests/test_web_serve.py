@@ -5,6 +5,7 @@ and the game goes on (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import socket
 from pathlib import Path
@@ -82,7 +83,13 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         max_solve=None,
         ws_ping=30.0,
     )
-    assert serve.run(args) == 0
+    thresholds = gc.get_threshold()
+    try:
+        assert serve.run(args) == 0
+        assert gc.get_threshold() == serve.GC_THRESHOLDS  # (tuned while serving)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
     hub = seen["app"].state.hub
     assert (hub.absence_timeout, hub.stand_in) == (None, "random")  # 0: never
     assert (seen["host"], seen["port"], seen["log_level"]) == ("127.0.0.1", 8123, "warning")
