@@ -85,7 +85,11 @@ def test_chance_outcomes_are_the_engines_exact_lists() -> None:
     exact = {ours.encode_chance(state.state, roll): p for roll, p in state.state.chance_outcomes()}
     assert dict(state.chance_outcomes()) == {k: float(p) for k, p in exact.items()}
     assert sum(exact.values()) == Fraction(1)
-    assert [a for a, _ in state.chance_outcomes()] == sorted(exact)
+    # the likeliest first (ties by index), so a sampler walking them stops early
+    listed = state.chance_outcomes()
+    assert listed == sorted(listed, key=lambda pair: (-exact[pair[0]], pair[0]))
+    assert listed[0][1] > listed[-1][1]
+    assert state.legal_actions() == sorted(exact)
 
 
 def test_mars_attacks_deal_is_explicit_chance_and_hidden() -> None:
@@ -265,7 +269,7 @@ def _trajectory(name: str, params: dict[str, Any], seed: int) -> tuple[int, str]
         row += [state.observation_string(p) for p in players]
         row += [np.asarray(state.observation_tensor(p)).tolist() for p in players]
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
+            outcomes = sorted(state.chance_outcomes())  # by index: the order is not the game
             actions, probs = zip(*outcomes, strict=True)
             action = rng.choices(actions, probs)[0]
             row += [outcomes, state.action_to_string(pyspiel.PlayerId.CHANCE, action)]
@@ -590,3 +594,75 @@ def test_openspiel_value_iteration_equals_our_solver(params: dict[str, Any], cap
         offset = 0.0
     values = value_iteration.value_iteration(game, -1, 1e-12, cyclic_game=True)
     assert _value(values, game.new_initial_state()) + offset == pytest.approx(exact, abs=1e-6)
+
+
+# --- issue 19, item 4: speed (the caches must not change what a state says) -----------------
+
+
+def _replayed(game: Any, state: Any) -> Any:
+    """The same position reached afresh, move by move from the opening."""
+    again = game.new_initial_state()
+    for action in state.history():
+        again.apply_action(action)
+    return again
+
+
+def test_clones_that_part_ways_keep_their_own_information_states() -> None:
+    game = pyspiel.load_game(ATTACKS, {"players": 2})
+    trunk = _play(game.new_initial_state(), random.Random(4), 30)
+    branches = [_play(trunk.clone(), random.Random(seed), 25) for seed in (5, 6)]
+    _play(trunk, random.Random(7), 10)  # the trunk grows on after its clones did
+    assert len({tuple(state.history()) for state in (trunk, *branches)}) == 3
+    for state in (trunk, *branches):
+        fresh = _replayed(game, state)
+        for player in range(2):
+            assert state.information_state_string(player) == (
+                fresh.information_state_string(player)
+            )
+            assert state.information_state_tensor(player) == (
+                fresh.information_state_tensor(player)
+            )
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [(MARTIAN, {"players": 3, "target": 8}), (ATTACKS, {"players": 2}), (ATTACKS, {"players": 4})],
+)
+def test_the_kept_encodings_are_the_games_own(name: str, params: dict[str, Any]) -> None:
+    """Every listed move is the game's encoding of the engine's, however often the engine
+    handed the same tuple out, in whichever game of the same variant."""
+    game = pyspiel.load_game(name, params)
+    ours = get_game(name.removeprefix("python_marsdice_"))
+    rng = random.Random(11)
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            engine = state.state
+            if engine is None:  # the hidden deal
+                expected = [
+                    (game.setup_index(o), float(p))
+                    for o, p in ours.setup_outcomes(game.variant, state.dealt)
+                ]
+                assert sorted(state.chance_outcomes()) == sorted(expected)
+            elif state.is_chance_node():
+                listed = state.chance_outcomes()
+                expected = [
+                    (ours.encode_chance(engine, o), float(p)) for o, p in engine.chance_outcomes()
+                ]
+                assert sorted(listed) == sorted(expected)
+                assert [p for _, p in listed] == sorted((p for _, p in listed), reverse=True)
+                assert state.legal_actions() == sorted(a for a, _ in expected)
+            else:
+                expected_legal = sorted(
+                    ours.encode_action(engine, a) for a in engine.legal_actions()
+                )
+                assert state.legal_actions() == expected_legal
+            legal = state.legal_actions()
+            action = rng.choice(legal)
+            if engine is not None and not state.is_chance_node():
+                move = ours.decode_action(engine, action)
+                after = engine.apply(move)
+                state.apply_action(action)
+                assert state.state == after
+            else:
+                state.apply_action(action)

@@ -17,7 +17,15 @@ Everything comes from what a game declares (:class:`~marsdice.core.game.GameType
   with its :meth:`Game.setup_outcomes` chance moves, one at a time, until the setup is
   complete (Mars Attacks: ``4 * players`` cards, each drawn uniformly from those left, the
   same distribution as the engine's shuffle; its outcomes are the Memphis-draw indices);
-  :meth:`Game.start_from_setup` then gives the opening.
+  :meth:`Game.start_from_setup` then gives the opening. ``chance_outcomes`` lists them
+  the likeliest first (ties by index: OpenSpiel takes any order, and a sampler walking
+  the cumulative probabilities stops about four times sooner in a 13-dice roll's 2,380);
+  ``legal_actions`` lists the indices in order.
+- Speed: a node's encoded moves are worked out once (:class:`_Moves`) and kept with the
+  engine state; the encoded lists are kept per configuration by the identity of the
+  engine's tuple (the engines hand out one tuple per dice count, per set of choices), so a
+  step decodes nothing and OpenSpiel's many questions (``current_player``,
+  ``is_terminal``...) read one field each.
 - Player actions are :meth:`Game.encode_action` indices (``num_distinct_actions`` =
   :meth:`Game.num_actions`).
 - Game type: sequential, explicit stochastic chance, terminal rewards; the information type
@@ -45,6 +53,8 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, Final
 
 from marsdice.adapters import require
@@ -67,10 +77,6 @@ from marsdice.games import all_games, get_game
 pyspiel: Any = require("pyspiel")
 np: Any = require("numpy")
 
-#: encoded chance lists kept per configuration (a variant's dice counts and boxes)
-CHANCE_CACHE: Final = 256
-#: encoded setup chance lists kept per configuration (by the outcomes dealt before)
-SETUP_CACHE: Final = 4096
 #: OpenSpiel's player ids of a chance node and of the end
 CHANCE_ID: Final = int(pyspiel.PlayerId.CHANCE)
 TERMINAL_ID: Final = int(pyspiel.PlayerId.TERMINAL)
@@ -180,15 +186,24 @@ class _Config:
         #: the information-state vector's size: the observation and what is remembered
         self.info_size = self.encoder.size + len(self.encoder.recall_labels)
         self.perfect = game.game_type.perfect_information
-        #: encoded chance lists by the identity of the engine's outcome tuple, which the
-        #: engines build once per dice count (or box) and hand out again: a 13-dice roll's
-        #: 2,380 outcomes are encoded once per variant, for every game and state sharing it
-        self.chance: dict[int, tuple[object, list[tuple[int, float]]]] = {}
+        #: encoded chance lists (:class:`_Moves`) by the identity of the engine's outcome
+        #: tuple, which the engines build once per dice count (or box) and hand out again: a
+        #: 13-dice roll's 2,380 outcomes are encoded once per variant, for every game and
+        #: state sharing it; the legal actions the same way, by their tuple
+        self.chance: dict[int, _Moves] = {}
+        self.legal: dict[int, _Moves] = {}
+        #: each player action's index by the action's identity (the actions kept alive in
+        #: ``action_kept``)
+        self.action_codes: dict[int, int] = {}
+        self.action_kept: dict[int, Action] = {}
         #: an opening of the variant: the context chance indices are read in while the
         #: hidden setup is being dealt (they depend on the variant only)
         self.placeholder: GameState = game.start(self.variant, random.Random(0))
         self.setup_indices: dict[str, int] = {}
-        self.setup_lists: dict[frozenset[str], list[tuple[int, float]]] = {}
+        #: the same by the outcome's identity (a game may hand out the same outcomes again),
+        #: the outcomes kept alive in ``setup_kept``
+        self.setup_codes: dict[int, int] = {}
+        self.setup_kept: dict[int, Action] = {}
         #: the opening of a game without hidden setup (states are immutable: shared)
         self.opening = None if game.game_type.hidden_setup else self.placeholder
         self.setup_moves = self._setup_moves()
@@ -199,19 +214,30 @@ class _Config:
         index = self.setup_indices.get(text)
         if index is None:
             index = self.setup_indices[text] = self.game.encode_chance(self.placeholder, outcome)
+        if len(self.setup_codes) >= MOVES_CACHE:
+            self.setup_codes.clear()
+            self.setup_kept.clear()
+        self.setup_codes[id(outcome)] = index
+        self.setup_kept[id(outcome)] = outcome  # so that its id names no other object
         return index
 
-    def setup_list(self, dealt: Sequence[Action]) -> list[tuple[int, float]]:
-        """The next setup move's encoded outcomes after ``dealt`` (they depend only on which
-        outcomes were dealt, so they are kept by that set)."""
-        key = frozenset(outcome.text() for outcome in dealt)
-        known = self.setup_lists.get(key)
-        if known is None:
-            outcomes = self.game.setup_outcomes(self.variant, dealt)
-            known = sorted((self.setup_index(o), float(p)) for o, p in outcomes)
-            if len(self.setup_lists) < SETUP_CACHE:
-                self.setup_lists[key] = known
-        return known
+    def setup_moves_after(self, dealt: Sequence[Action]) -> _Moves:
+        """The next setup move's encoded outcomes after ``dealt`` (none: the setup is
+        complete). Built at every deal (the deals differ), so built with few Python
+        steps per outcome."""
+        outcomes = self.game.setup_outcomes(self.variant, dealt)
+        moves = list(map(_INDEX, outcomes))
+        probabilities = list(map(_PROBABILITY, outcomes))
+        codes = self.setup_codes
+        try:
+            indices = list(map(codes.__getitem__, map(id, moves)))
+        except KeyError:
+            indices = [self.setup_index(outcome) for outcome in moves]
+        if probabilities and probabilities.count(probabilities[0]) == len(probabilities):
+            chances = [float(probabilities[0])] * len(probabilities)  # a uniform deal
+        else:
+            chances = [float(p) for p in probabilities]
+        return _Moves(outcomes, moves, list(zip(indices, chances, strict=True)))
 
     def _setup_moves(self) -> int:
         """The setup's length, dealt with the first outcome each time: a shuffled deck deals
@@ -226,16 +252,96 @@ class _Config:
             dealt.append(outcomes[0][0])
         return len(dealt)
 
-    def chance_list(self, state: GameState) -> list[tuple[int, float]]:
-        """The encoded chance outcomes of an engine state, sorted by index."""
+    def chance_moves(self, state: GameState) -> _Moves:
+        """The encoded chance outcomes of an engine state."""
         outcomes = state.chance_outcomes()
         known = self.chance.get(id(outcomes))
-        if known is not None and known[0] is outcomes:
-            return known[1]
-        pairs = sorted((self.game.encode_chance(state, o), float(p)) for o, p in outcomes)
-        if len(self.chance) < CHANCE_CACHE:
-            self.chance[id(outcomes)] = (outcomes, pairs)
-        return pairs
+        if known is not None and known.source is outcomes:
+            return known
+        encode = self.game.encode_chance
+        moves = [o for o, _ in outcomes]
+        made = _Moves(outcomes, moves, [(encode(state, o), float(p)) for o, p in outcomes])
+        # kept for good: its pairs made again in their order (the numbers first, then the
+        # pairs), so that walking or copying them reads memory in order
+        chances = [chance + 0.0 for _, chance in made.pairs]
+        indices = [index + 0 for index, _ in made.pairs]
+        made.pairs = list(zip(indices, chances, strict=True))
+        _remember(self.chance, made)
+        return made
+
+    def legal_moves(self, state: GameState) -> _Moves:
+        """The encoded legal actions of an engine state, by the identity of the engine's
+        tuple, else each action by its identity (player actions are encoded by their value
+        in the variant's fixed action space, :meth:`Game.decode_action`: an action has the
+        same index in every state of the variant)."""
+        actions = state.legal_actions()
+        known = self.legal.get(id(actions))
+        if known is not None and known.source is actions:
+            return known
+        try:
+            indices = list(map(self.action_codes.__getitem__, map(id, actions)))
+        except KeyError:
+            indices = [self.action_index(state, action) for action in actions]
+        made = _Moves(actions, actions, list(zip(indices, repeat(1.0))), chance=False)
+        _remember(self.legal, made)
+        return made
+
+    def action_index(self, state: GameState, action: Action) -> int:
+        """A player action's index, kept by the action's identity."""
+        codes = self.action_codes
+        index = codes.get(id(action))
+        if index is None or self.action_kept[id(action)] is not action:
+            if len(codes) >= MOVES_CACHE:
+                codes.clear()
+                self.action_kept.clear()
+            index = codes[id(action)] = self.game.encode_action(state, action)
+            self.action_kept[id(action)] = action  # so that its id names no other object
+        return index
+
+
+class _Moves:
+    """A chance node's outcomes (or a decision's legal actions) encoded once: the pairs as
+    :meth:`MarsDiceState.chance_outcomes` hands them out, likeliest first (OpenSpiel takes
+    them in any order; a sampler walking the cumulative probabilities stops sooner), ties
+    by index; the indices in order (``legal_actions``); and the engine's move by index (so
+    applying one decodes nothing)."""
+
+    __slots__ = ("actions", "by_index", "pairs", "source")
+
+    def __init__(
+        self,
+        source: object,
+        moves: Sequence[Action],
+        encoded: list[tuple[int, float]],
+        chance: bool = True,
+    ) -> None:
+        #: the engine's tuple the indices were read from (kept: the caches key on its id)
+        self.source = source
+        self.by_index: dict[int, Action] = dict(zip(map(_INDEX, encoded), moves, strict=True))
+        #: a decision's pairs are never handed out: left as they came
+        self.pairs = encoded
+        if chance:  # by index, then (a stable sort) the likeliest first
+            self.pairs = sorted(encoded, key=_INDEX)
+            self.pairs.sort(key=_PROBABILITY, reverse=True)
+        self.actions = sorted(self.by_index)
+
+
+_INDEX: Final = itemgetter(0)
+_PROBABILITY: Final = itemgetter(1)
+
+
+#: a terminal node's moves
+_NO_MOVES: Final = _Moves((), (), [])
+#: the encoded lists a configuration keeps of each kind (when full, it starts again)
+MOVES_CACHE: Final = 4096
+
+
+def _remember(cache: dict[int, _Moves], moves: _Moves) -> None:
+    """Keep ``moves`` by its source's identity; a full cache is emptied first (a game that
+    builds a fresh tuple for every state must not crowd out the shared ones for good)."""
+    if len(cache) >= MOVES_CACHE:
+        cache.clear()
+    cache[id(moves.source)] = moves
 
 
 #: the configurations made so far, by game and parameter string
@@ -389,6 +495,7 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         if trail is None and state is not None and not self.owner.perfect:
             trail = Trail(state)
         self.trail = trail
+        self._settle()
 
     def __getattr__(self, name: str) -> Any:
         """Only for a state pyspiel unpickled (its Python object is made anew, the ``owner``
@@ -407,82 +514,111 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     @state.setter
     def state(self, value: GameState | None) -> None:
         self._shared = _Shared(value)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Work out who acts now (``_node``: OpenSpiel's player id, the move cap
+        included), once per move: OpenSpiel asks many times."""
+        capped = self.moves >= self.owner.max_moves
+        self._node = TERMINAL_ID if capped else self._shared.player
 
     # -- what OpenSpiel asks --
 
     def current_player(self) -> int:
-        state = self._shared.value
-        if self.moves >= self.owner.max_moves:
-            return TERMINAL_ID
-        if state is None:
-            return CHANCE_ID
-        player = state.current_player
-        if player >= 0:
-            return player
-        return CHANCE_ID if player == CHANCE else TERMINAL_ID
+        return self._node
 
     def is_terminal(self) -> bool:
-        if self.moves >= self.owner.max_moves:
-            return True
-        state = self._shared.value
-        return state is not None and state.is_terminal
+        return self._node == TERMINAL_ID
 
     def is_chance_node(self) -> bool:
-        return self.current_player() == CHANCE_ID
+        return self._node == CHANCE_ID
 
     def _legal_actions(self, player: int) -> list[int]:
         shared = self._shared
-        state = shared.value
-        if state is None or self.moves >= self.owner.max_moves:
+        if player != self._node or player < 0:
             return []
-        if player != state.current_player:
-            return []
-        known = shared.legal
-        if known is None:
-            game = self.owner.game
-            known = shared.legal = sorted(
-                game.encode_action(state, a) for a in state.legal_actions()
-            )
-        return list(known)
+        moves = shared.moves
+        if moves is None:
+            moves = shared.moves = self.owner.legal_moves(shared.value)  # type: ignore[arg-type]
+        return list(moves.actions)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        """The legal actions' indices (of the player to act, or ``player``); at a chance
-        node the outcomes' indices."""
-        if player is None:
-            player = self.current_player()
+        """The legal actions' indices, in order (of the player to act, or ``player``); at a
+        chance node the outcomes' indices."""
+        node = self._node
+        if player is None or player == node:
+            if node == TERMINAL_ID:
+                return []
+            moves = self._shared.moves
+            if moves is None:
+                moves = self._moves()
+            return list(moves.actions)
         if player == CHANCE_ID:
             return [action for action, _ in self.chance_outcomes()]
         return self._legal_actions(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """Every outcome's index with its exact probability (as a float), sorted by index."""
-        state = self._shared.value
+        """Every outcome's index with its exact probability (as a float), the likeliest
+        first (ties by index)."""
+        shared = self._shared
+        if self._node != CHANCE_ID and shared.value is not None:
+            return []  # not a chance node (the hidden setup's outcomes even at the cap)
+        moves = shared.moves
+        if moves is None:
+            moves = self._moves()
+        return list(moves.pairs)
+
+    def _moves(self) -> _Moves:
+        """The encoded moves of this node (its chance outcomes or legal actions), kept with
+        the engine state."""
+        shared = self._shared
+        state = shared.value
+        config = self.owner
         if state is None:
-            return list(self.owner.setup_list(self.dealt))
-        if not state.is_chance_node or self.moves >= self.owner.max_moves:
-            return []
-        return list(self.owner.chance_list(state))
+            moves = config.setup_moves_after(self.dealt)
+        elif shared.player == CHANCE_ID:
+            moves = config.chance_moves(state)
+        elif shared.player == TERMINAL_ID:
+            moves = _NO_MOVES
+        else:
+            moves = config.legal_moves(state)
+        shared.moves = moves
+        return moves
 
     def _apply_action(self, action: int) -> None:
-        config = self.owner
-        game = config.game
-        self.moves += 1
-        state = self._shared.value
+        shared = self._shared
+        moves = shared.moves or self._moves()
+        self.moves = done = self.moves + 1
+        state = shared.value
+        move = moves.by_index.get(action)
         if state is None:
-            self.dealt = _Dealt((*self.dealt, self._setup_outcome(action)))
-            if not self._setup_outcomes():
-                self.state = start = game.start_from_setup(config.variant, self.dealt)
-                if not config.perfect:
-                    self.trail = Trail(start)
+            self._deal(action, move)
             return
-        if state.is_chance_node:
-            move = game.decode_chance(state, action)
-        else:
-            move = game.decode_action(state, action)
+        if move is None:  # not legal here: the engine says why
+            game = self.owner.game
+            decode = game.decode_chance if shared.player == CHANCE_ID else game.decode_action
+            move = decode(state, action)
         after = state.apply(move)
-        self._shared = _Shared(after)
+        self._shared = shared = _Shared(after)
+        self._node = TERMINAL_ID if done >= self.owner.max_moves else shared.player
         if self.trail is not None:
             self.trail = self.trail.extend(state, move, after)
+
+    def _deal(self, action: int, move: Action | None) -> None:
+        """A move of the hidden setup; the opening once it is all dealt."""
+        config = self.owner
+        if move is None:
+            move = self._setup_outcome(action)  # raises: not a card to deal now
+        self.dealt = dealt = _Dealt((*self.dealt, move))
+        after_deal = config.setup_moves_after(dealt)
+        if after_deal.actions:
+            self._shared = _Shared(None)
+            self._shared.moves = after_deal
+            self._settle()
+            return
+        self.state = start = config.game.start_from_setup(config.variant, dealt)
+        if not config.perfect:
+            self.trail = Trail(start)
 
     def _action_to_string(self, player: int, action: int) -> str:
         game = self.owner.game
@@ -596,12 +732,9 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
 
     # -- the hidden setup --
 
-    def _setup_outcomes(self) -> Sequence[tuple[Action, Any]]:
-        return self.owner.game.setup_outcomes(self.owner.variant, self.dealt)
-
     def _setup_outcome(self, index: int) -> Action:
         """The setup move with this chance index; ValueError for one not dealable now."""
-        for outcome, _ in self._setup_outcomes():
+        for outcome, _ in self.owner.game.setup_outcomes(self.owner.variant, self.dealt):
             if self.owner.setup_index(outcome) == index:
                 return outcome
         text = self.owner.game.decode_chance(self.owner.placeholder, index).text()
@@ -640,23 +773,37 @@ class Trail:
     Immutable and shared by clones; a step's lines are worked out once, when first asked.
     A trail made by :meth:`seen_by` (a resampled state) starts with what one player saw
     before the sample (``prefix``): the game's hidden part is hidden from every seat alike
-    (Mars Attacks' face-down cards), so that is what each seat saw."""
+    (Mars Attacks' face-down cards), so that is what each seat saw.
 
-    __slots__ = ("prefix", "start", "steps")
+    Its steps are the first ``length`` of a list that trails grown from it share and only
+    ever append to (a step costs one append, not a copy of the steps before); a trail
+    grown from one that already grew starts a list of its own."""
+
+    __slots__ = ("length", "log", "prefix", "start")
 
     def __init__(
         self,
         start: GameState,
-        steps: tuple[_Step, ...] = (),
+        steps: Sequence[_Step] = (),
         prefix: tuple[tuple[tuple[str, JSON], ...], JSON] | None = None,
+        log: list[_Step] | None = None,
     ) -> None:
         self.start = start
-        self.steps = steps
+        self.log = list(steps) if log is None else log
+        self.length = len(self.log)
         #: (the steps before ``start`` as seen, the memo of the opening) or None
         self.prefix = prefix
 
+    @property
+    def steps(self) -> tuple[_Step, ...]:
+        return tuple(self.log[: self.length])
+
     def extend(self, before: GameState, action: Action, after: GameState) -> Trail:
-        return Trail(self.start, (*self.steps, _Step(before, action, after)), self.prefix)
+        log = self.log
+        if len(log) != self.length:  # a trail already grew from this one
+            log = log[: self.length]
+        log.append(_Step(before, action, after))
+        return Trail(self.start, prefix=self.prefix, log=log)
 
     def __deepcopy__(self, memo: dict[int, object]) -> Trail:
         del memo
@@ -707,7 +854,7 @@ class Trail:
 
     @property
     def now(self) -> GameState:
-        return self.steps[-1].after if self.steps else self.start
+        return self.log[self.length - 1].after if self.length else self.start
 
 
 def _rebuild_trail(
@@ -729,16 +876,29 @@ def _compact(value: JSON) -> str:
 
 
 class _Shared:
-    """Holds an immutable engine state and what was worked out from it (legal action
-    indices, encoded views, the position string); OpenSpiel clones a Python state with
-    ``deepcopy``, which shares this instead of copying the whole engine state."""
+    """Holds an immutable engine state and what was worked out from it (OpenSpiel's player
+    id, the encoded moves, encoded views, the position string); OpenSpiel clones a Python
+    state with ``deepcopy``, which shares this instead of copying the whole engine state."""
 
-    __slots__ = ("cache", "legal", "value")
+    __slots__ = ("_cache", "moves", "player", "value")
 
     def __init__(self, value: GameState | None) -> None:
         self.value = value
-        self.legal: list[int] | None = None
-        self.cache: dict[object, object] = {}
+        #: OpenSpiel's id of who acts (before the move cap; the hidden setup is chance)
+        self.player = CHANCE_ID
+        if value is not None:
+            player = value.current_player
+            self.player = player if player >= 0 else CHANCE_ID if player == CHANCE else TERMINAL_ID
+        #: the encoded chance outcomes or legal actions, once asked for
+        self.moves: _Moves | None = None
+        self._cache: dict[object, object] | None = None
+
+    @property
+    def cache(self) -> dict[object, object]:
+        """Views, vectors and strings worked out from the state (made when first used)."""
+        if self._cache is None:
+            self._cache = {}
+        return self._cache
 
     def __deepcopy__(self, memo: dict[int, object]) -> _Shared:
         del memo

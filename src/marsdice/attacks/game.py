@@ -43,6 +43,7 @@ import random
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
+from itertools import repeat
 from math import comb
 from typing import ClassVar, Final
 
@@ -426,9 +427,8 @@ class MarsAttacks(Game):
         if len(dealt) >= STACKS * v.players:
             return ()
         taken = {action.text() for action in dealt}
-        left = [Draw(card.slug) for card in v.cards if Draw(card.slug).text() not in taken]
-        share = Fraction(1, len(left))
-        return tuple((draw, share) for draw in left)
+        left = [draw for draw, text in _deck(v.cards) if text not in taken]
+        return tuple(zip(left, repeat(_share(len(left)))))
 
     def start_from_setup(self, variant: AnyVariant, dealt: Sequence[AnyAction]) -> State:
         """The opening once the deal is done: stack k holds the k-th ``players`` cards."""
@@ -770,6 +770,26 @@ def _card_number(state: State, slug: str) -> int:
     if number is None:
         raise ValueError(f"no card called {slug!r} in this card set")
     return number
+
+
+_deck_memo: tuple[tuple[Card, ...], tuple[tuple[Draw, str], ...]] = ((), ())
+
+
+def _deck(cards: tuple[Card, ...]) -> tuple[tuple[Draw, str], ...]:
+    """The draw of each card of a set with its text, built once (for the last set, by
+    identity: hashing the cards costs more than building the draws)."""
+    global _deck_memo
+    known, deck = _deck_memo
+    if known is not cards:
+        deck = tuple((Draw(card.slug), Draw(card.slug).text()) for card in cards)
+        _deck_memo = (cards, deck)
+    return deck
+
+
+@cache
+def _share(count: int) -> Fraction:
+    """One draw's chance among ``count`` cards."""
+    return Fraction(1, count)
 
 
 @cache

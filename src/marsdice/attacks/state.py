@@ -192,14 +192,40 @@ class State:
         return actions
 
     def _legal_actions(self) -> tuple[Action, ...]:
+        """The choices, built once per variant and what decides them (the same tuple is
+        handed out again: callers that encode it can keep the encoding by its identity)."""
         phase = self.phase
         if self.is_chance_node:
             return tuple(outcome for outcome, _ in self.chance_outcomes())
+        if phase is Phase.TARGET:
+            key: tuple[object, ...] = (phase, self.targets())
+        elif phase is Phase.DECIDE:
+            key = (phase, self.heads, self.switch_targets())
+        elif phase is Phase.BOSTON:
+            key = (phase, abilities.boston_cards(self))
+        elif phase is Phase.TORONTO:
+            key = (phase, *(count > 0 for count in self.dice))
+        elif phase is Phase.MEMPHIS:
+            key = (phase, *(bool(stack) for stack in self.stacks))
+        else:
+            key = (phase,)
+        memo = _memo(self.variant)
+        known = memo.get(key)
+        if known is None:
+            known = self._build_legal_actions()
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            memo[key] = known
+        return known  # type: ignore[return-value]
+
+    def _build_legal_actions(self) -> tuple[Action, ...]:
+        phase = self.phase
+        table = _table(self.variant.cards)
         if phase is Phase.BOSTON:
-            moves = tuple(BostonMove(self.card(c).slug) for c in abilities.boston_cards(self))
+            moves = tuple([table.boston_moves[c] for c in abilities.boston_cards(self)])
             return (*moves, PASS)
         if phase is Phase.TARGET:
-            return tuple(Target(self.card(c).slug) for c in self.targets())
+            return tuple([table.target_moves[c] for c in self.targets()])
         if phase is Phase.SEATTLE:
             return (*(SeattleSet(face) for face in FACES), PASS)
         if phase is Phase.TORONTO:
@@ -214,12 +240,21 @@ class State:
         return ()
 
     def chance_outcomes(self) -> tuple[tuple[Roll | Draw, Fraction], ...]:
-        """Every distinct outcome of the pending chance event, with its exact probability."""
+        """Every distinct outcome of the pending chance event, with its exact probability
+        (Memphis's draws built once per variant and box)."""
         if self.phase in (Phase.ROLL, Phase.TORONTO_ROLL):
             return _roll_outcomes(self.to_roll)
         if self.phase is Phase.MEMPHIS_DRAW:
-            share = Fraction(1, len(self.box))
-            return tuple((Draw(self.card(c).slug), share) for c in self.box)
+            memo = _memo(self.variant)
+            key = (Phase.MEMPHIS_DRAW, self.box)
+            known = memo.get(key)
+            if known is None:
+                share = Fraction(1, len(self.box))
+                known = tuple((Draw(self.card(c).slug), share) for c in self.box)
+                if len(memo) >= MEMO_SIZE:
+                    memo.clear()
+                memo[key] = known
+            return known  # type: ignore[return-value]
         return ()
 
     def sample_chance(self, rng: random.Random) -> Roll | Draw:
@@ -318,13 +353,12 @@ class State:
     @property
     def face_up(self) -> tuple[int | None, ...]:
         """The face-up card of each stack (``None`` for an empty stack)."""
-        return tuple(stack[0] if stack else None for stack in self.stacks)
+        return _faces(self).face_up
 
     @property
     def nuke_limit(self) -> int:
         """Nuke symbols on the face-up cards plus the difficulty card's."""
-        face_up = (self.card(c).nukes for c in self.face_up if c is not None)
-        return sum(face_up) + self.variant.difficulty.nukes
+        return _faces(self).nuke_limit
 
     @property
     def dice(self) -> Counts:
@@ -333,7 +367,8 @@ class State:
 
     @property
     def scores(self) -> tuple[int, ...]:
-        return tuple(sum(self.card(c).vp for c in cards) for cards in self.owned)
+        vps = _table(self.variant.cards).vps
+        return tuple([sum([vps[c] for c in cards]) for cards in self.owned])
 
     @property
     def turns(self) -> tuple[int, ...]:
@@ -349,11 +384,13 @@ class State:
 
     def targets(self) -> tuple[int, ...]:
         """Face-up cards that may be declared a target (all but Las Vegas)."""
-        return tuple(c for c in self.face_up if c is not None and self.card(c).targetable)
+        return _faces(self).targets
 
     def switch_targets(self) -> tuple[int, ...]:
         """Face-up cities other than the target: where a reroll may switch to."""
-        return tuple(c for c in self.targets() if c != self.target and self.card(c).is_city)
+        cities = _table(self.variant.cards).cities
+        target = self.target
+        return tuple([c for c in self.targets() if c != target and cities[c]])
 
     def token(self, seat: int, card: int) -> int:
         """The value of ``seat``'s token on ``card`` (0 if none)."""
@@ -366,21 +403,30 @@ class State:
         return TOKENS - len(self.tokens[seat])
 
     def owns(self, seat: int, ability: Ability) -> bool:
-        return any(self.card(c).ability is ability for c in self.owned[seat])
+        abilities = _table(self.variant.cards).abilities
+        return ability in [abilities[c] for c in self.owned[seat]]
 
     def face_up_with(self, ability: Ability) -> int | None:
         """The face-up card with this ability, if any."""
+        abilities = _table(self.variant.cards).abilities
         for c in self.face_up:
-            if c is not None and self.card(c).ability is ability:
+            if c is not None and abilities[c] is ability:
                 return c
         return None
 
     def count(self, card: int, seat: int | None = None) -> int:
         """The count for ``card`` now: the token's value plus this turn's dice of its symbol."""
         seat = self.seat if seat is None else seat
-        symbol = self.card(card).symbol
-        dice = {Symbol.RAY: self.rays, Symbol.NUKE: self.nukes, Symbol.HEAD: self.heads}
-        return self.token(seat, card) + dice.get(symbol, 0)
+        symbol = _table(self.variant.cards).symbols[card]
+        if symbol is Symbol.RAY:
+            dice = self.rays
+        elif symbol is Symbol.NUKE:
+            dice = self.nukes
+        elif symbol is Symbol.HEAD:
+            dice = self.heads
+        else:
+            dice = 0
+        return self.token(seat, card) + dice
 
     def ranking_key(self, seat: int) -> tuple[int, int, int]:
         """Higher is better: VP, then cards, then who reached their score first."""
@@ -698,9 +744,9 @@ class State:
         counts: list[int | None] = [None]
         if self.variant.reroll is RerollRule.SUBSET:
             counts += list(range(1, self.heads))
-        switches: list[str | None] = [None]
-        switches += [self.slug(c) for c in self.switch_targets()]
-        rerolls = [Reroll(count, switch) for switch in switches for count in counts]
+        switches: list[int | None] = [None, *self.switch_targets()]
+        reroll = _table(self.variant.cards).reroll
+        rerolls = [reroll(count, switch) for switch in switches for count in counts]
         return (rerolls[0], STOP, *rerolls[1:])
 
     # -- names and errors --
@@ -769,8 +815,103 @@ def _roll_text(counts: Counts) -> str:
 
 
 _slug_memo: tuple[tuple[Card, ...], dict[str, int]] = ((), {})
+#: what a variant's states built once (legal-action tuples, Memphis's draws), by what
+#: decides them; per variant, by identity (hashing a variant's cards costs more)
+_memos: dict[int, tuple[Variant, dict[object, object]]] = {}
+#: the entries kept per variant, and the variants kept (when full, they start again)
+MEMO_SIZE: Final = 1 << 13
+MEMO_VARIANTS: Final = 16
+
+
+def _memo(variant: Variant) -> dict[object, object]:
+    known = _memos.get(id(variant))
+    if known is None or known[0] is not variant:
+        if len(_memos) >= MEMO_VARIANTS:
+            _memos.clear()
+        known = _memos[id(variant)] = (variant, {})
+    return known[1]
+
+
 #: the last state asked for its legal actions, and its answer (states never change)
 _last_legal: tuple[State | None, tuple[Action, ...]] = (None, ())
+
+
+class _Table:
+    """What a card set's cards say, by card index, read once (the engine asks every step:
+    a look-up here costs less than the card's attribute or property)."""
+
+    __slots__ = (
+        "abilities", "boston_moves", "cities", "nukes", "rerolls", "slugs", "symbols",
+        "target_moves", "targetable", "vps",
+    )  # fmt: skip
+
+    def __init__(self, cards: tuple[Card, ...]) -> None:
+        self.abilities = tuple(card.ability for card in cards)
+        self.cities = tuple(card.is_city for card in cards)
+        self.nukes = tuple(card.nukes for card in cards)
+        self.symbols = tuple(card.symbol for card in cards)
+        self.targetable = tuple(card.targetable for card in cards)
+        self.vps = tuple(card.vp for card in cards)
+        self.slugs = tuple(card.slug for card in cards)
+        #: the moves naming each card, made once (the legal-action tuples share them)
+        self.target_moves = tuple(Target(slug) for slug in self.slugs)
+        self.boston_moves = tuple(BostonMove(slug) for slug in self.slugs)
+        self.rerolls: dict[tuple[int | None, int | None], Reroll] = {}
+
+    def reroll(self, count: int | None, switch: int | None) -> Reroll:
+        """The reroll of ``count`` heads (None: every head), switching to card ``switch``."""
+        key = (count, switch)
+        known = self.rerolls.get(key)
+        if known is None:
+            slug = None if switch is None else self.slugs[switch]
+            known = self.rerolls[key] = Reroll(count, slug)
+        return known
+
+
+_last_table: tuple[tuple[Card, ...], _Table] = ((), _Table(()))
+_tables: dict[int, tuple[tuple[Card, ...], _Table]] = {}
+
+
+def _table(cards: tuple[Card, ...]) -> _Table:
+    """The :class:`_Table` of a card set, by identity (the last one asked for first)."""
+    global _last_table
+    known = _last_table
+    if known[0] is not cards:
+        found = _tables.get(id(cards))
+        if found is None or found[0] is not cards:
+            if len(_tables) >= MEMO_VARIANTS:
+                _tables.clear()
+            found = _tables[id(cards)] = (cards, _Table(cards))
+        known = _last_table = found
+    return known[1]
+
+
+class _Faces:
+    """What the face-up cards of some stacks give: the cards, the targets, the nuke limit
+    (asked several times a step, while the stacks rarely change)."""
+
+    __slots__ = ("face_up", "nuke_limit", "targets")
+
+    def __init__(self, stacks: tuple[tuple[int, ...], ...], variant: Variant) -> None:
+        table = _table(variant.cards)
+        face_up = tuple([stack[0] if stack else None for stack in stacks])
+        shown = [c for c in face_up if c is not None]
+        self.face_up = face_up
+        self.targets = tuple([c for c in shown if table.targetable[c]])
+        self.nuke_limit = sum([table.nukes[c] for c in shown]) + variant.difficulty.nukes
+
+
+#: the last stacks and variant asked about (kept, so identity is a safe key), and theirs
+_last_faces: tuple[object, object, _Faces | None] = (None, None, None)
+
+
+def _faces(state: State) -> _Faces:
+    global _last_faces
+    stacks, variant, faces = _last_faces
+    if faces is None or stacks is not state.stacks or variant is not state.variant:
+        faces = _Faces(state.stacks, state.variant)
+        _last_faces = (state.stacks, state.variant, faces)
+    return faces
 
 
 def _slug_index(cards: tuple[Card, ...]) -> dict[str, int]:

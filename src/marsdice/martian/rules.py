@@ -72,6 +72,16 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+#: the phases as plain names: looking a member up on its enum class costs several times a
+#: global's look-up, and the engine asks for one at every step
+_ROLL: Final = Phase.ROLL
+_CHOOSE: Final = Phase.CHOOSE
+_DECIDE: Final = Phase.DECIDE
+_ROLLOFF: Final = Phase.ROLLOFF
+_OVER: Final = Phase.OVER
+_CHANCE_PHASES: Final = (_ROLL, _ROLLOFF)
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """Game settings; defaults are the rulebook's. A bad setting raises
@@ -170,6 +180,8 @@ class Continue:
 
 STOP: Final = Stop()
 CONTINUE: Final = Continue()
+#: the choice after a take (one tuple, handed out every time)
+_DECISIONS: Final = (STOP, CONTINUE)
 Action = Roll | Take | Stop | Continue
 
 _WORDS: Final[dict[str, Take | Stop | Continue]] = {
@@ -256,7 +268,7 @@ class State:
     scores: tuple[int, ...]
     turns: tuple[int, ...]
     seat: int = 0
-    phase: Phase = Phase.ROLL
+    phase: Phase = _ROLL
     set_aside: Counts = NO_DICE
     rolled: Counts | None = None
     end_triggered: bool = False
@@ -271,19 +283,19 @@ class State:
 
     @property
     def current_player(self) -> int:
-        if self.phase is Phase.OVER:
+        if self.phase is _OVER:
             return TERMINAL
-        if self.phase in (Phase.ROLL, Phase.ROLLOFF):
+        if self.phase in _CHANCE_PHASES:
             return CHANCE
         return self.seat
 
     @property
     def is_terminal(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
     def is_chance_node(self) -> bool:
-        return self.phase in (Phase.ROLL, Phase.ROLLOFF)
+        return self.phase in _CHANCE_PHASES
 
     @property
     def players(self) -> int:
@@ -297,14 +309,14 @@ class State:
         >>> new_game().rounds, new_game().apply(Roll.parse("T" * 13)).rounds
         (1, 1)
         """
-        if self.phase in (Phase.ROLLOFF, Phase.OVER):
+        if self.phase in (_ROLLOFF, _OVER):
             return max(max(self.turns), 1)
         return self.turns[self.seat] + 1
 
     @property
     def roller(self) -> int:
         """The seat whose dice are rolled or who decides next (the roll-off contender too)."""
-        if self.phase is Phase.ROLLOFF:
+        if self.phase is _ROLLOFF:
             return self.rolloff_seats[len(self.rolloff_rays)]
         return self.seat
 
@@ -315,9 +327,9 @@ class State:
 
     @property
     def dice_to_roll(self) -> int:
-        if self.phase is Phase.ROLLOFF:
+        if self.phase is _ROLLOFF:
             return self.variant.rolloff_dice
-        return self.dice_left if self.phase is Phase.ROLL else 0
+        return self.dice_left if self.phase is _ROLL else 0
 
     @property
     def turn_score(self) -> int:
@@ -327,18 +339,21 @@ class State:
     def legal_actions(self) -> tuple[Action, ...]:
         if self.is_chance_node:
             return tuple(roll for roll, _ in self.chance_outcomes())
-        if self.phase is Phase.CHOOSE:
+        if self.phase is _CHOOSE:
             assert self.rolled is not None
             return _takes(self.rolled, self.set_aside)
-        if self.phase is Phase.DECIDE:
-            return (STOP, CONTINUE)
+        if self.phase is _DECIDE:
+            return _DECISIONS
         return ()
 
     def chance_outcomes(self) -> tuple[tuple[Roll, Fraction], ...]:
         """Every distinct roll of the dice about to be rolled, with its exact probability."""
-        if not self.is_chance_node:
-            return ()
-        return _outcomes(self.dice_to_roll)
+        phase = self.phase
+        if phase is _ROLL:
+            return _outcomes(self.variant.dice - sum(self.set_aside))
+        if phase is _ROLLOFF:
+            return _outcomes(self.variant.rolloff_dice)
+        return ()
 
     def sample_chance(self, rng: random.Random) -> Roll:
         """Roll the dice about to be rolled, one by one, with the given generator."""
@@ -355,31 +370,31 @@ class State:
         :class:`IllegalActionError` and changes nothing if the action is not legal here (or
         is not a Martian Dice action)."""
         events: list[Event] = []
-        match self.phase, action:
-            case Phase.ROLL, Roll():
-                self._check_roll(action)
-                after = _draft(self)
-                after._after_roll(action.counts, events)
-            case Phase.ROLLOFF, Roll():
-                self._check_roll(action)
-                after = _draft(self)
-                after._after_rolloff(action, events)
-            case Phase.CHOOSE, Take():
-                assert self.rolled is not None
-                if action not in _takes(self.rolled, self.set_aside):
-                    raise self._illegal(action, self._why_not(action.face))
-                after = _draft(self)
-                after._after_take(action.face, events)
-            case Phase.DECIDE, Stop():
-                after = _draft(self)
-                after._end_turn(TurnEnd.STOPPED, events)
-            case Phase.DECIDE, Continue():
-                events.append(Continued(self.seat, self.dice_left))
-                after = _draft(self, phase=Phase.ROLL)
-            case _, Roll() | Take() | Stop() | Continue():
-                raise self._illegal(action, f"it is not a move of the {self.phase.value} phase")
-            case _:
-                raise self._illegal(action, "it is not a Martian Dice action")
+        phase = self.phase
+        if phase is _ROLL and isinstance(action, Roll):
+            self._check_roll(action)
+            after = _draft(self)
+            after._after_roll(action.counts, events)
+        elif phase is _ROLLOFF and isinstance(action, Roll):
+            self._check_roll(action)
+            after = _draft(self)
+            after._after_rolloff(action, events)
+        elif phase is _CHOOSE and isinstance(action, Take):
+            assert self.rolled is not None
+            if action not in _takes(self.rolled, self.set_aside):
+                raise self._illegal(action, self._why_not(action.face))
+            after = _draft(self)
+            after._after_take(action.face, events)
+        elif phase is _DECIDE and isinstance(action, Stop):
+            after = _draft(self)
+            after._end_turn(TurnEnd.STOPPED, events)
+        elif phase is _DECIDE and isinstance(action, Continue):
+            events.append(Continued(self.seat, self.dice_left))
+            after = _draft(self, phase=_ROLL)
+        elif isinstance(action, Roll | Take | Stop | Continue):
+            raise self._illegal(action, f"it is not a move of the {phase.value} phase")
+        else:
+            raise self._illegal(action, "it is not a Martian Dice action")
         _SET_EVENTS(after, tuple(events))
         return after
 
@@ -433,10 +448,10 @@ class State:
         events.append(Rolled(self.seat, rolled, tanks, first=self.set_aside == NO_DICE))
         set_aside = _bump(self.set_aside, Face.TANK, tanks)
         if not allowed_faces(rolled, set_aside):
-            self._put(set_aside=set_aside, rolled=None, phase=Phase.CHOOSE)
+            self._put(set_aside=set_aside, rolled=None, phase=_CHOOSE)
             self._end_turn(TurnEnd.NO_CHOICE, events)
         else:
-            self._put(set_aside=set_aside, rolled=rolled, phase=Phase.CHOOSE)
+            self._put(set_aside=set_aside, rolled=rolled, phase=_CHOOSE)
 
     def _after_take(self, face: Face, events: list[Event]) -> None:
         assert self.rolled is not None
@@ -446,7 +461,7 @@ class State:
         if self.dice_left == 0:
             self._end_turn(TurnEnd.NO_DICE, events)
         else:
-            _SET_PHASE(self, Phase.DECIDE)
+            _SET_PHASE(self, _DECIDE)
 
     def _end_turn(self, reason: TurnEnd, events: list[Event]) -> None:
         seat = self.seat
@@ -463,13 +478,13 @@ class State:
             last_turn=TurnResult(seat, aside, score, reason),
             set_aside=NO_DICE,
             rolled=None,
-            phase=Phase.ROLL,
+            phase=_ROLL,
         )
         reached = scores[seat] >= variant.target
         if variant.solo:
             if reached:
                 events.append(GameOver((0,), scores))
-                self._put(phase=Phase.OVER, winners=(0,))
+                self._put(phase=_OVER, winners=(0,))
             return
         last = variant.players - 1
         if reached and not self.end_triggered and seat < last:
@@ -486,10 +501,10 @@ class State:
         tied = tuple(seat for seat, score in enumerate(self.scores) if score == best)
         if len(tied) == 1:
             events.append(GameOver(tied, self.scores))
-            self._put(phase=Phase.OVER, winners=tied, end_triggered=True)
+            self._put(phase=_OVER, winners=tied, end_triggered=True)
             return
         events.append(RolloffBegun(tied, best, 1))
-        self._put(phase=Phase.ROLLOFF, rolloff_seats=tied, rolloff_rays=(), end_triggered=True)
+        self._put(phase=_ROLLOFF, rolloff_seats=tied, rolloff_rays=(), end_triggered=True)
 
     def _after_rolloff(self, roll: Roll, events: list[Event]) -> None:
         rays = roll[Face.RAY]
@@ -506,7 +521,7 @@ class State:
         if len(top) == 1 or self.variant.rolloff_mode is RolloffMode.SINGLE:
             events.append(GameOver(top, self.scores))
             self._put(
-                phase=Phase.OVER,
+                phase=_OVER,
                 winners=top,
                 rolloff_seats=(),
                 rolloff_rays=(),
@@ -568,13 +583,13 @@ def position(
     if rolled is None:
         if sum(set_aside) == set_aside[Face.TANK]:
             raise VariantError("with no roll, something other than tanks must be set aside")
-        return replace(state, phase=Phase.DECIDE)
+        return replace(state, phase=_DECIDE)
     if len(rolled) != len(FACES) or any(c < 0 for c in rolled) or sum(rolled) != left:
         raise VariantError(f"the roll must show the {left} dice not set aside, got {rolled}")
     after = _bump(set_aside, Face.TANK, rolled[Face.TANK])
     if not allowed_faces(rolled, after):
         raise VariantError("nothing can be taken from that roll: the turn is already over")
-    return replace(state, set_aside=after, rolled=rolled, phase=Phase.CHOOSE)
+    return replace(state, set_aside=after, rolled=rolled, phase=_CHOOSE)
 
 
 def new_game(variant: Variant | None = None) -> State:
@@ -586,8 +601,15 @@ def new_game(variant: Variant | None = None) -> State:
 
 @lru_cache(maxsize=1 << 14)
 def _takes(rolled: Counts, set_aside: Counts) -> tuple[Take, ...]:
-    """The takes allowed from a roll (asked twice a step: for the choice and to check it)."""
-    return tuple(Take(face) for face in allowed_faces(rolled, set_aside))
+    """The takes allowed from a roll (asked twice a step: for the choice and to check it),
+    one tuple per set of faces: the same tuple is handed out again, so that callers that
+    encode it can keep the encoding by its identity."""
+    return _takes_of(allowed_faces(rolled, set_aside))
+
+
+@cache
+def _takes_of(faces: tuple[Face, ...]) -> tuple[Take, ...]:
+    return tuple(Take(face) for face in faces)
 
 
 @cache
