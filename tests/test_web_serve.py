@@ -101,14 +101,19 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert seen["app"].state.db.url.endswith("x.sqlite3")
 
 
+def two_seat_table(server: Server) -> str:
+    """A new Martian Dice table to 4 with two open human seats; its id."""
+    created = httpx.post(
+        f"{server.base}/api/tables",
+        json={"game": "martian", "variant": {"target": 4}, "seats": [{"kind": "human"}] * 2},
+    ).json()
+    return str(created["id"])
+
+
 def test_a_killed_server_loses_no_acknowledged_step(db: Database, tmp_path: Path) -> None:
     server = Server(db.url, tmp_path)
     try:
-        created = httpx.post(
-            f"{server.base}/api/tables",
-            json={"game": "martian", "variant": {"target": 4}, "seats": [{"kind": "human"}] * 2},
-        ).json()
-        table_id = created["id"]
+        table_id = two_seat_table(server)
         tokens = [
             httpx.post(
                 f"{server.base}/api/tables/{table_id}/join", json={"seat": s, "name": f"P{s}"}
@@ -189,11 +194,7 @@ def test_websockets_compress_with_a_small_window(db: Database, tmp_path: Path) -
     compressor then holds a few KB, not 49), and play works compressed."""
     server = Server(db.url, tmp_path)
     try:
-        created = httpx.post(
-            f"{server.base}/api/tables",
-            json={"game": "martian", "variant": {"target": 4}, "seats": [{"kind": "human"}] * 2},
-        ).json()
-        with connect(f"ws://127.0.0.1:{server.port}/ws/tables/{created['id']}") as ws:
+        with connect(server.ws(two_seat_table(server))) as ws:
             agreed = ws.response.headers["Sec-WebSocket-Extensions"] if ws.response else ""
             ws.send(json.dumps({"type": "hello", "token": None, "protocol": 3}))
             assert receive(ws)["type"] == "state"

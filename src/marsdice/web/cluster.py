@@ -287,8 +287,8 @@ class RedisCluster(Cluster):
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 2.0)
             finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                with contextlib.suppress(Exception):  # (bounded: even while cancelled)
+                    await asyncio.wait_for(pubsub.aclose(), 2)  # type: ignore[no-untyped-call]
 
     async def _news(self, message: dict[str, Any]) -> None:
         if message.get("type") != "message" or self._events is None:
