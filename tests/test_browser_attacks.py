@@ -45,7 +45,10 @@ WATCH_DICE = """() => {
     if (!(node instanceof Element)) return;
     const query = '.atk-dice .die';
     const dice = node.matches(query) ? [node] : [...node.querySelectorAll(query)];
-    for (const die of dice) window.__dice.push(getComputedStyle(die).animationName);
+    // (a die replaced within the same moment is never on screen: its style is no one's)
+    for (const die of dice.filter((d) => d.isConnected)) {
+      window.__dice.push(getComputedStyle(die).animationName);
+    }
   };
   new MutationObserver((changes) => {
     for (const change of changes) change.addedNodes.forEach(seen);
