@@ -151,16 +151,9 @@ def test_the_move_cap_ends_a_game_with_the_leaders_sharing() -> None:
     assert state.returns() == [1 / len(leaders) if s in leaders else 0.0 for s in range(2)]
 
 
-@pytest.mark.parametrize(("name", "params"), [(MARTIAN, {"target": 6}), (ATTACKS, {})])
-def test_openspiel_mcts_plays_our_games(name: str, params: dict[str, Any]) -> None:
-    from open_spiel.python.algorithms import mcts
-
-    np = pytest.importorskip("numpy")
-    game = pyspiel.load_game(name, {"players": 2, **params})
-    rng = np.random.RandomState(3)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
-    bot = mcts.MCTSBot(game, 2.0, 8, evaluator, random_state=rng, solve=False)
-    state = game.new_initial_state()
+def bot_plays_out(state: Any, bot: Any, rng: Any) -> int:
+    """Play ``state`` to its end: ``bot`` at every decision (each checked legal), chance by
+    its listed probabilities; how many decisions the bot made."""
     decisions = 0
     while not state.is_terminal():
         if state.is_chance_node():
@@ -171,7 +164,20 @@ def test_openspiel_mcts_plays_our_games(name: str, params: dict[str, Any]) -> No
             assert action in state.legal_actions()
             state.apply_action(action)
             decisions += 1
-    assert decisions > 0
+    return decisions
+
+
+@pytest.mark.parametrize(("name", "params"), [(MARTIAN, {"target": 6}), (ATTACKS, {})])
+def test_openspiel_mcts_plays_our_games(name: str, params: dict[str, Any]) -> None:
+    from open_spiel.python.algorithms import mcts
+
+    np = pytest.importorskip("numpy")
+    game = pyspiel.load_game(name, {"players": 2, **params})
+    rng = np.random.RandomState(3)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = mcts.MCTSBot(game, 2.0, 8, evaluator, random_state=rng, solve=False)
+    state = game.new_initial_state()
+    assert bot_plays_out(state, bot, rng) > 0
     assert sum(state.returns()) == pytest.approx(1.0)
 
 
@@ -535,16 +541,7 @@ def test_ismcts_plays_whole_mars_attacks_games() -> None:
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
         bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 8, random_state=rng)
         state = game.new_initial_state()
-        decisions = 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                actions, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(rng.choice(actions, p=probs)))
-            else:
-                action = bot.step(state)
-                assert action in state.legal_actions()
-                state.apply_action(action)
-                decisions += 1
+        decisions = bot_plays_out(state, bot, rng)
         assert decisions > 5 and sum(state.returns()) == pytest.approx(1.0)
         assert state.state.is_terminal  # a real end, not the cap
 
