@@ -145,6 +145,8 @@ def check_views(game: Game, state: GameState) -> None:
         if last:
             assert last[0] == game.turn_seat(state) and list(last) == sorted(last)
         check_tie_breaks(state, view["tie_breaks"])
+        if viewer is not None:  # what a server builds a seat's view from: the same view
+            assert game.seat_view(game.observe(state, None), state, viewer) == view
     for event in state.events:
         encoded = event.to_json()
         assert encoded["type"] == event.kind

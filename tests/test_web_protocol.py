@@ -17,14 +17,16 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+import orjson
 import pytest
 from starlette.testclient import TestClient
 
+from marsdice.games import get_game
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.web.app import create_app
 from marsdice.web.client import ClientError, PlayState, SyncNeeded, parse_message, parse_messages
-from marsdice.web.patch import PatchError, apply, diff, same
+from marsdice.web.patch import PatchError, apply, diff, diff_encoded, joined, member_codes, same
 from marsdice.web.schemas import (
     AdviceMessage,
     StateMessage,
@@ -425,6 +427,33 @@ def test_a_patch_turns_the_old_view_into_the_new_one() -> None:
     ):
         with pytest.raises(PatchError):
             apply(old, bad)
+
+
+@pytest.mark.parametrize("game_name", ["martian", "attacks"])
+def test_the_patch_from_encoded_members_is_the_plain_diff(game_name: str) -> None:
+    """What the hub sends (members compared as the encodings kept with each view, a member's
+    change shared between viewers) is, byte for byte, the diff of the two views."""
+    game = get_game(game_name)
+    rng = random.Random(7)
+    memo: dict[tuple[str, bytes, bytes], list[dict[str, Any]]] = {}
+    compared = 0
+    for _ in range(3):
+        state = game.start(game.variant_from_params({}), rng)
+        while not state.is_terminal:
+            after = state.apply(
+                state.sample_chance(rng)
+                if state.is_chance_node
+                else rng.choice(list(state.legal_actions()))
+            )
+            for viewer in (None, *range(state.players)):
+                old, new = game.observe(state, viewer), game.observe(after, viewer)
+                codes = [member_codes(view, leave_out="events") for view in (old, new)]
+                plain = [{k: v for k, v in view.items() if k != "events"} for view in (old, new)]
+                assert diff_encoded(old, new, *codes, memo) == orjson.dumps(diff(*plain))
+                assert joined(codes[1]) == orjson.dumps(plain[1])
+                compared += 1
+            state = after
+    assert compared > 300
 
 
 def test_play_state_orders_the_messages() -> None:

@@ -409,7 +409,6 @@ class Game(ABC):
 
     def common_view(self, state: GameState, viewer: int | None) -> JSONObject:
         """The keys every game's view shares (see :meth:`observe`)."""
-        to_act = viewer is not None and viewer == state.current_player
         return {
             "game": self.name,
             "viewer": viewer,
@@ -425,8 +424,21 @@ class Game(ABC):
             "next_seat": self.next_seat(state),
             "last_round": _seats_json(self.last_round(state)),
             "events": [event.to_json() for event in state.events],
-            "legal_actions": [a.text() for a in state.legal_actions()] if to_act else [],
+            "legal_actions": _legal_texts(state, viewer),
         }
+
+    def seat_view(self, spectators: JSONObject, state: GameState, viewer: int) -> JSONObject:
+        """``observe(state, viewer)``, made from ``spectators`` (``observe(state, None)``) in
+        a game of perfect information: a seat sees what a spectator sees but for the two
+        keys of :meth:`common_view` that depend on the viewer, ``viewer`` and its
+        ``legal_actions`` (a server with several seats builds the view once). Other games
+        observe again."""
+        if not self.game_type.perfect_information:
+            return self.observe(state, viewer)
+        view = dict(spectators)
+        view["viewer"] = viewer
+        view["legal_actions"] = _legal_texts(state, viewer)
+        return view
 
     @abstractmethod
     def observe(self, state: GameState, viewer: int | None) -> JSONObject:
@@ -440,7 +452,9 @@ class Game(ABC):
         ``last_round`` (:meth:`last_round`),
         ``events`` (the last step's, as JSON), ``legal_actions`` (notation; empty unless the
         viewer is to act) and ``board`` (the game's own layout): :meth:`common_view` gives
-        the shared ones, so the clients derive no rule.
+        the shared ones, so the clients derive no rule. In a game of perfect information a
+        seat's view is the spectators' but for ``viewer`` and ``legal_actions``
+        (:meth:`seat_view` relies on it).
         """
 
     def position_text(self, state: GameState, viewer: int | None, *, counters: bool = True) -> str:
@@ -550,6 +564,13 @@ class Game(ABC):
         """The record's text, one line per turn with commentary."""
         names = record.players
         return record.dumps(commentary_lines(self.replay(record), names, self.describe_step))
+
+
+def _legal_texts(state: GameState, viewer: int | None) -> list[JSON]:
+    """The legal actions in notation for the viewer to act, else none."""
+    if viewer is None or viewer != state.current_player:
+        return []
+    return [action.text() for action in state.legal_actions()]
 
 
 def _seats_json(seats: tuple[int, ...] | None) -> JSON:

@@ -15,13 +15,15 @@ import orjson
 
 from marsdice.storage.tables import TableData
 from marsdice.web.live import Live
-from marsdice.web.patch import diff
+from marsdice.web.patch import diff_encoded, joined, replace_whole
 from marsdice.web.session import Client, TableSession
 
 #: the protocol from which consecutive steps come in one ``steps`` message
 BATCHED_PROTOCOL: Final = 3
 #: a connection further behind than this many steps gets a whole ``state`` instead
 MAX_STEPS_BEHIND: Final = 16
+#: member patches a table keeps for its viewers (they are the last step's or two)
+_MEMO_SIZE: Final = 64
 #: the table's field that changes with every stored step and is no news by itself
 _CLOCK: Final = "updated_at"
 
@@ -171,11 +173,20 @@ def step(
 ) -> str:
     """The ``step`` message that brings ``seat``'s view from ``version - 1`` to
     ``version``: the patch, or the whole new view when that is shorter."""
-    before = _without_events(session.view(live, seat, version - 1))
+    before = session.view(live, seat, version - 1)
     view = session.view(live, seat, version)
-    after = _without_events(view)
-    patch = orjson.dumps(diff(before, after))
-    whole = orjson.dumps(after)
+    after = session.view_codes(live, seat, version)
+    if len(session.member_patches) > _MEMO_SIZE:
+        session.member_patches.clear()
+    whole = joined(after)
+    patch = diff_encoded(
+        before,
+        view,
+        session.view_codes(live, seat, version - 1),
+        after,
+        session.member_patches,
+        whole,
+    )
     index = version - 1
     message: dict[str, Any] = {
         "type": "step",
@@ -183,19 +194,13 @@ def step(
         "step": live.game.redact(live.state_before(index), live.actions[index], seat),
         "actor": live.actors[index][0],
         "events": view["events"],
-        "patch": orjson.Fragment(patch)
-        if len(patch) < len(whole) + 40
-        else [{"op": "replace", "path": "", "value": after}],
+        "patch": orjson.Fragment(patch if len(patch) < len(whole) + 40 else replace_whole(whole)),
         "your_turn": seat is not None and live.state_before(version).current_player == seat,
         **guidance,
     }
     if table is not None:
         message["table"] = table
     return encode(message)
-
-
-def _without_events(view: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in view.items() if key != "events"}
 
 
 def mark_sent(

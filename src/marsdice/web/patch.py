@@ -94,6 +94,70 @@ def diff(old: Any, new: Any, path: str = "") -> list[Operation]:
     return ops
 
 
+#: a whole-document replace, as encoded around the new document's encoding
+_WHOLE_HEAD: Final = b'[{"op":"replace","path":"","value":'
+_WHOLE_TAIL: Final = b"}]"
+
+
+def member_code(key: str, value: Any) -> bytes:
+    """One member encoded as it stands in its object's encoding: ``"key":value``."""
+    return orjson.dumps(key) + b":" + orjson.dumps(value)
+
+
+def member_codes(document: dict[str, Any], *, leave_out: str = "") -> dict[str, bytes]:
+    """Each member of ``document`` (but ``leave_out``) as :func:`member_code` encodes it:
+    what :func:`diff_encoded` compares and :func:`joined` joins."""
+    return {key: member_code(key, value) for key, value in document.items() if key != leave_out}
+
+
+def joined(codes: dict[str, bytes]) -> bytes:
+    """The object of the members encoded as ``codes`` (:func:`member_codes`), encoded: what
+    ``orjson.dumps`` gives for it, without encoding the members again."""
+    return b"{" + b",".join(codes.values()) + b"}"
+
+
+def replace_whole(encoded: bytes) -> bytes:
+    """The patch ``[{"op": "replace", "path": "", "value": DOCUMENT}]`` for the document
+    encoded as ``encoded``, encoded."""
+    return _WHOLE_HEAD + encoded + _WHOLE_TAIL
+
+
+def diff_encoded(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    old_codes: dict[str, bytes],
+    new_codes: dict[str, bytes],
+    memo: dict[tuple[str, bytes, bytes], list[Operation]] | None = None,
+    whole: bytes | None = None,
+) -> bytes:
+    """:func:`diff` of the objects made of ``old``'s and ``new``'s members named in
+    ``old_codes`` and ``new_codes`` (:func:`member_codes`), encoded: the same operations,
+    but members compared by the encodings at hand instead of encoding them again, and a
+    changed member's operations taken from ``memo`` when another viewer's patch had the same
+    change (then kept there). ``whole``: ``joined(new_codes)``, if at hand."""
+    ops: list[Operation] = [
+        {"op": "remove", "path": f"/{_escape(key)}"} for key in old_codes if key not in new_codes
+    ]
+    for key, code in new_codes.items():
+        before = old_codes.get(key)
+        if before is None:
+            ops.append({"op": "add", "path": f"/{_escape(key)}", "value": new[key]})
+        elif before != code:
+            found = memo.get((key, before, code)) if memo is not None else None
+            if found is None:
+                found = diff(old[key], new[key], f"/{_escape(key)}")
+                if memo is not None:
+                    memo[key, before, code] = found
+            ops.extend(found)
+    encoded = orjson.dumps(ops)
+    if len(ops) >= _WORTH_WEIGHING:
+        if whole is None:
+            whole = joined(new_codes)
+        if len(_WHOLE_HEAD) + len(whole) + len(_WHOLE_TAIL) < len(encoded):
+            return replace_whole(whole)
+    return encoded
+
+
 def _diff(old: Any, new: Any, path: str) -> list[Operation]:
     if isinstance(old, dict) and isinstance(new, dict):
         ops: list[Operation] = [

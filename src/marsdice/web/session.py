@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from marsdice.bots import Bot
 from marsdice.storage.tables import TableData
 from marsdice.web.live import Live
+from marsdice.web.patch import member_code, member_codes
 
 #: sends one JSON text to one connection
 Send = Callable[[str], Awaitable[None]]
+#: the view's member that tells the last step's events: not part of the view's patch
+EVENTS: Final = "events"
 
 
 @dataclass(eq=False, slots=True)
@@ -90,6 +93,14 @@ class TableSession:
     #: viewer (seat, None: spectators) -> its views of the last two versions built (a step's
     #: message needs the one before and the one after): each view built once
     views: dict[int | None, dict[int, dict[str, Any]]] = field(default_factory=dict)
+    #: viewer -> version -> its view's members (events aside) as JSON, for the views kept in
+    #: :attr:`views`: each member encoded once, compared as bytes by the next step's patch
+    codes: dict[int | None, dict[int, dict[str, bytes]]] = field(default_factory=dict)
+    #: (member, its encoding before, after) -> the patch of that member: viewers who see a
+    #: member alike (the board of a game with nothing hidden) get it worked out once
+    member_patches: dict[tuple[str, bytes, bytes], list[dict[str, Any]]] = field(
+        default_factory=dict
+    )
     #: viewer -> the step log as it may see it, so far (steps never change once stored)
     logs: dict[int | None, list[str]] = field(default_factory=dict)
     #: the table row last described and its public form (a new row: described again)
@@ -165,11 +176,40 @@ class TableSession:
         found = kept.get(version)
         if found is not None:
             return found
-        found = dict(live.game.observe(live.state_before(version), viewer))
+        state = live.state_before(version)
+        if viewer is not None and live.game.game_type.perfect_information:
+            found = dict(live.game.seat_view(self.view(live, None, version), state, viewer))
+        else:
+            found = dict(live.game.observe(state, viewer))
         if version >= live.version - 1:
             kept[version] = found
+            codes = self.codes.setdefault(viewer, {})
+            codes.pop(version, None)  # (a rebuilt live: the view may differ)
             for old in [v for v in kept if v < version - 1]:
                 del kept[old]
+                codes.pop(old, None)
+        return found
+
+    def view_codes(self, live: Live, viewer: int | None, version: int) -> dict[str, bytes]:
+        """:meth:`view`'s members but the events, each encoded (:func:`member_codes`: what
+        the patch compares and the whole view is joined from), kept with the view."""
+        view = self.view(live, viewer, version)
+        kept = self.codes.setdefault(viewer, {})
+        found = kept.get(version)
+        if found is None:
+            if viewer is not None and live.game.game_type.perfect_information:
+                # the members a seat's view shares with the spectators' are encoded once
+                spectators = self.view(live, None, version)
+                shared = self.view_codes(live, None, version)
+                found = {
+                    key: shared[key] if spectators.get(key) is value else member_code(key, value)
+                    for key, value in view.items()
+                    if key != EVENTS
+                }
+            else:
+                found = member_codes(view, leave_out=EVENTS)
+            if self.views[viewer].get(version) is view:
+                kept[version] = found
         return found
 
     def redacted_log(self, live: Live, viewer: int | None) -> list[str]:
