@@ -10,8 +10,13 @@ import asyncio
 import json
 import os
 import random
+import signal
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -30,6 +35,7 @@ from marsdice.web.workers import (
     PoolLimits,
     SolvePool,
     SolveRefused,
+    _Processes,
     decide,
     solve_size,
 )
@@ -157,6 +163,83 @@ def test_a_bots_move_from_a_worker_process_is_the_move_it_makes_here() -> None:
     pairs = asyncio.run(scenario())
     assert len(pairs) > 20
     assert all(there == here for there, here in pairs)
+
+
+def test_a_worker_that_dies_fails_its_job_and_is_replaced() -> None:
+    """A worker killed in the middle of a job fails that job (BrokenProcessPool), not the
+    other worker, and a new worker takes its place when a job needs it."""
+
+    async def scenario() -> None:
+        pool = SolvePool(PoolLimits(workers=2, queue=4))
+        try:
+            await pool.start()
+            first = {await pool.submit(os.getpid, table=None, client=None) for _ in range(4)}
+            slow = pool.submit(time.sleep, 60, table=None, client=None)
+            processes = pool._executor
+            assert isinstance(processes, _Processes)
+            (victim,) = [worker.process.pid for worker in processes._busy]
+            assert victim in first and len(worker_pids(pool)) == 2
+            assert victim is not None
+            os.kill(victim, signal.SIGKILL)
+            with pytest.raises(BrokenProcessPool):
+                await asyncio.wait_for(slow, 10)
+            # two at once: the one worker left takes one, a new worker the other
+            both = [pool.submit(os.getpid, table=None, client=None) for _ in range(2)]
+            pids = set(await asyncio.gather(*both))
+            assert len(pids) == 2
+            assert victim not in pids and len(worker_pids(pool)) == 2
+            assert pool.running() == 0 and pool.waiting() == 0
+        finally:
+            await pool.close()
+
+    asyncio.run(scenario())
+
+
+def worker_pids(pool: SolvePool) -> list[int]:
+    processes = pool._executor
+    assert isinstance(processes, _Processes)
+    return [w.process.pid for w in [*processes._idle, *processes._busy] if w.process.pid]
+
+
+def test_workers_end_when_their_server_is_killed(tmp_path: Path) -> None:
+    """A server killed outright (SIGKILL: nothing of it runs after) leaves no solve worker
+    behind: each reads the end of its pipe and exits."""
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import asyncio, os, sys, time\n"
+        "from marsdice.web.workers import PoolLimits, SolvePool, _Processes\n"
+        "async def main():\n"
+        "    pool = SolvePool(PoolLimits(workers=2))\n"
+        "    await pool.start()\n"
+        "    await pool.submit(os.getpid, table=None, client=None)\n"
+        "    procs = pool._executor\n"
+        "    print(*[w.process.pid for w in procs._idle], flush=True)\n"
+        "    time.sleep(60)\n"
+        "if __name__ == '__main__':\n"
+        "    asyncio.run(main())\n"
+    )
+    server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        pids = [int(pid) for pid in server.stdout.readline().split()]
+        assert len(pids) == 2 and all(alive(pid) for pid in pids)
+    finally:
+        server.kill()
+        server.wait()
+    for _ in range(500):  # a bound, not a timing
+        if not any(alive(pid) for pid in pids):
+            break
+        time.sleep(0.02)
+    assert not any(alive(pid) for pid in pids), "a worker outlived its server"
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie waiting for its parent has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in {"Z", "X"}
 
 
 # --- through the server -----------------------------------------------------------------------

@@ -27,12 +27,15 @@ import functools
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from marsdice.core.game import Game, GameState
@@ -156,12 +159,13 @@ class SolvePool:
         executor: Callable[[int], Executor] | None = None,
         hold: str | None = None,
     ) -> None:
-        """``executor`` builds the executor for a number of workers (default: processes
-        started by a forkserver, else spawned); with ``hold`` (a file's path) every job
-        waits until that file exists (a test hook: a solve as slow as the test wants)."""
+        """``executor`` builds an executor for a number of workers to run the jobs instead
+        (tests run them in threads; default: :class:`_Processes`, worker processes started
+        by a forkserver, else spawned); with ``hold`` (a file's path) every job waits until
+        that file exists (a test hook: a solve as slow as the test wants)."""
         self.limits = limits if limits is not None else PoolLimits.from_environment()
-        self._make_executor = executor if executor is not None else _process_pool
-        self._executor: Executor | None = None
+        self._make_executor = executor
+        self._executor: Executor | _Processes | None = None
         self._hold = hold
         self._waiting: collections.deque[_Job] = collections.deque()
         self._running = 0
@@ -191,15 +195,15 @@ class SolvePool:
     async def start(self) -> None:
         """Start the forkserver (it imports the solvers: a second) and the workers now, not
         at the first solve, which the first player's advice waits for."""
-        if self._make_executor is not _process_pool or self._closed:
+        if self._make_executor is not None or self._closed:
             return
         await asyncio.to_thread(_start_forkserver)
         if self._executor is None:
-            self._executor = self._make_executor(self.limits.workers)
-        executor = self._executor
-        await asyncio.gather(
-            *(asyncio.wrap_future(executor.submit(_ready)) for _ in range(self.limits.workers))
-        )
+            self._executor = _Processes(self.limits.workers)
+        processes = self._executor
+        assert isinstance(processes, _Processes)
+        await asyncio.to_thread(processes.fill)
+        await asyncio.gather(*(processes.submit(_ready) for _ in range(self.limits.workers)))
 
     def over_cap(self, game: Game, params: Mapping[str, Any]) -> bool:
         """Whether a table of this variant asks for more than the operator's cap."""
@@ -270,17 +274,24 @@ class SolvePool:
             job.started = True
             self._running += 1
             self._active.add(job)
-            if self._executor is None:
-                self._executor = self._make_executor(self.limits.workers)
             try:
-                done = asyncio.wrap_future(
-                    self._executor.submit(_run, self._hold, job.call, *job.args)
-                )
+                done = self._submit(_run, self._hold, job.call, *job.args)
             except (BrokenProcessPool, RuntimeError) as error:  # a worker died: a new pool
                 self._broken()
                 self._finished(job, error)
                 continue
             done.add_done_callback(functools.partial(self._ran, job))
+
+    def _submit(self, call: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        if self._executor is None:
+            self._executor = (
+                _Processes(self.limits.workers)
+                if self._make_executor is None
+                else self._make_executor(self.limits.workers)
+            )
+        if isinstance(self._executor, _Processes):
+            return self._executor.submit(call, *args)
+        return asyncio.wrap_future(self._executor.submit(call, *args))
 
     def _ran(self, job: _Job, done: asyncio.Future[Any]) -> None:
         if self._closed:  # stopped under it: the job's future is cancelled already
@@ -328,6 +339,10 @@ class SolvePool:
             job.client = None  # counted off once
 
     def _broken(self) -> None:
+        """A worker died: an executor is broken for good (a new one next time); of the
+        pool's own processes only the dead one went, and it is replaced at the next job."""
+        if isinstance(self._executor, _Processes):
+            return
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
@@ -345,6 +360,9 @@ class SolvePool:
         executor, self._executor = self._executor, None
         if executor is None:
             return
+        if isinstance(executor, _Processes):
+            await executor.close()
+            return
         processes = list(getattr(executor, "_processes", {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
@@ -361,17 +379,154 @@ def _start_forkserver() -> None:
         forkserver.ensure_running()
 
 
-def _process_pool(workers: int) -> Executor:
+def _context() -> BaseContext:
     """Worker processes from a forkserver that has the solvers imported (else spawned:
     never forked from the server, whose threads and sockets a fork would copy)."""
-    context: BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
         forkserver = multiprocessing.get_context("forkserver")
         forkserver.set_forkserver_preload(list(PRELOAD))
-        context = forkserver
-    else:
-        context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
+        return forkserver
+    return multiprocessing.get_context("spawn")
+
+
+@dataclass(eq=False, slots=True)
+class _Worker:
+    """One worker process and this end of its pipe."""
+
+    process: BaseProcess
+    connection: Connection
+    #: the event loop that reads its answers (set at its first job)
+    loop: asyncio.AbstractEventLoop | None = None
+
+
+class _Processes:
+    """The pool's worker processes, each with a pipe that the event loop reads: one job at
+    a time each, no thread in this process. (An executor of processes keeps a manager thread
+    and a feeder thread here, and their hand-offs of the interpreter's lock cost this process
+    about 0.3 ms of CPU a job, more than a position's advice takes in the worker.)
+
+    A worker that dies fails its job with :class:`BrokenProcessPool` and is replaced at the
+    next job; the others go on. A worker whose server died reads the end of its pipe and
+    exits, so no worker outlives its server for long."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._context = _context()
+        self._idle: list[_Worker] = []
+        self._busy: dict[_Worker, asyncio.Future[Any]] = {}
+        self._queued: collections.deque[tuple[tuple[Any, ...], asyncio.Future[Any]]] = (
+            collections.deque()
+        )
+
+    def _count(self) -> int:
+        return len(self._idle) + len(self._busy)
+
+    def _spawn(self) -> _Worker:
+        mine, theirs = self._context.Pipe()
+        process = self._context.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(theirs,), name="marsdice-solve", daemon=True
+        )
+        process.start()
+        theirs.close()
+        return _Worker(process, mine)
+
+    def fill(self) -> None:
+        """Start the workers not yet running (blocking: a thread's work at start-up)."""
+        while self._count() < self.size:
+            self._idle.append(self._spawn())
+
+    def submit(self, call: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        """``call(*args)`` in a worker; its result or its exception in the future."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self._idle:
+            self._start(self._idle.pop(), (call, args), future)
+        elif self._count() < self.size:
+            self._start(self._spawn(), (call, args), future)
+        else:
+            self._queued.append(((call, args), future))
+        return future
+
+    def _start(self, worker: _Worker, job: tuple[Any, ...], future: asyncio.Future[Any]) -> None:
+        loop = asyncio.get_running_loop()
+        if worker.loop is not loop:
+            if worker.loop is not None and not worker.loop.is_closed():
+                worker.loop.remove_reader(worker.connection.fileno())
+            loop.add_reader(worker.connection.fileno(), self._answered, worker)
+            worker.loop = loop
+        try:
+            worker.connection.send(job)  # (pickled whole before anything is written)
+        except (OSError, EOFError):
+            self._lost(worker)
+            future.set_exception(BrokenProcessPool("a solve worker died"))
+            return
+        except Exception as error:  # the job does not pickle: the worker never saw it
+            self._idle.append(worker)
+            future.set_exception(error)
+            return
+        self._busy[worker] = future
+
+    def _answered(self, worker: _Worker) -> None:
+        """The worker's pipe can be read: its answer, or its end (it died)."""
+        future = self._busy.pop(worker, None)
+        try:
+            ok, value = worker.connection.recv()
+        except (EOFError, OSError):
+            self._lost(worker)
+            if future is not None and not future.done():
+                future.set_exception(BrokenProcessPool("a solve worker died"))
+            return
+        except Exception as error:  # an answer that does not unpickle here
+            ok, value = False, RuntimeError(f"the solve's answer could not be read: {error!r}")
+        if future is not None and not future.done():
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+        if future is None:  # (nothing was asked: not a worker to trust)
+            self._lost(worker)
+            return
+        if self._queued:
+            job, queued = self._queued.popleft()
+            self._start(worker, job, queued)
+        else:
+            self._idle.append(worker)
+
+    def _forget(self, worker: _Worker) -> None:
+        if worker.loop is not None and not worker.loop.is_closed():
+            worker.loop.remove_reader(worker.connection.fileno())
+        worker.connection.close()
+        with contextlib.suppress(ValueError):
+            self._idle.remove(worker)
+        self._busy.pop(worker, None)
+
+    def _lost(self, worker: _Worker) -> None:
+        self._forget(worker)
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join(0)
+
+    async def close(self) -> None:
+        """Stop every worker: the idle ones read the end of their pipes; a solve under way
+        is abandoned (terminated)."""
+        workers = [*self._idle, *self._busy]
+        for future in self._busy.values():
+            future.cancel()
+        for _job, future in self._queued:
+            future.cancel()
+        self._queued.clear()
+        for worker in workers:
+            self._forget(worker)
+            if worker.process.is_alive():
+                worker.process.terminate()
+        await asyncio.to_thread(_reap, [worker.process for worker in workers])
+
+
+def _reap(processes: list[BaseProcess]) -> None:
+    for process in processes:
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+            process.join(1)
 
 
 # --- in a worker ------------------------------------------------------------------------------
@@ -382,6 +537,31 @@ def _worker_init() -> None:
     a request must not wait for it."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICE)
+    # Ctrl-C at the server's terminal reaches its whole process group: the server stops
+    # its workers itself (the pipe's end, or terminate), a worker never dies of it mid-job
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _serve(connection: Connection) -> None:
+    """A worker's life: run the jobs read from the pipe, one at a time, and answer each
+    with ``(True, result)`` or ``(False, exception)``; the pipe's end (the server stopped or
+    died) ends it."""
+    _worker_init()
+    while True:
+        try:
+            call, args = connection.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, call(*args))
+        except Exception as error:
+            answer = (False, error)
+        try:
+            connection.send(answer)
+        except (EOFError, OSError):
+            return
+        except Exception as error:  # a result or an exception that does not pickle
+            connection.send((False, RuntimeError(f"the solve's answer does not pickle: {error!r}")))
 
 
 def _ready() -> None:
