@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import math
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,6 +161,8 @@ class Database:
         self.url = url or default_database_url()
         self.engine = make_engine(self.url, schema=schema)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._kept: Any = None
+        self._kept_lock = threading.Lock()
 
     def session(self) -> Session:
         return self.sessions()
@@ -186,7 +189,40 @@ class Database:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
+    @contextlib.contextmanager
+    def kept_connection(self) -> Iterator[Any]:
+        """A pool connection (SQLAlchemy's wrapper of the driver's) for the steps' writes,
+        kept checked out on SQLite: the pool's checkout and return cost more than storing a
+        step in a local file. One caller at a time uses it; another, meanwhile, and every
+        caller on PostgreSQL (where the pool's check of an idle connection finds one the
+        server cut) gets one from the pool. The caller leaves no transaction open; a call
+        that fails gives the kept connection back to the pool."""
+        if not self.local or not self._kept_lock.acquire(blocking=False):
+            raw = self.engine.raw_connection()
+            try:
+                yield raw
+            finally:
+                raw.close()
+            return
+        try:
+            if self._kept is None:
+                self._kept = self.engine.raw_connection()
+            yield self._kept
+        except BaseException:
+            self._give_back()
+            raise
+        finally:
+            self._kept_lock.release()
+
+    def _give_back(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            with contextlib.suppress(Exception):
+                kept.close()
+
     def dispose(self) -> None:
+        with self._kept_lock:
+            self._give_back()
         self.engine.dispose()
 
     def answers(self) -> bool:

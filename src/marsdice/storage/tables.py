@@ -552,7 +552,7 @@ def append_step(
     now = utcnow()
     try:
         with db.writing() as connection:
-            connection.execute(_INSERT_STEP, _step_row(table_id, step, now))
+            connection.execute(_INSERT_STEP, {**_step_row(table_id, step), "created_at": now})
             returning = _RETURNING[finishes, True]
             row = connection.execute(
                 returning, {"p_table": table_id, "p_now": now, "p_steps": 1}
@@ -579,12 +579,11 @@ def append_steps(
     if not steps or any(s.seq != steps[0].seq + i for i, s in enumerate(steps)):
         raise ValueError("append_steps: give consecutive steps, at least one")
     now = utcnow()
-    seats, status, version = _step_writer(db.engine.dialect).append(
-        db, table_id, steps, finishes=finishes, now=now
-    )
+    writer = _step_writer(db.engine.dialect)
+    seats, status, version = writer.append(db, table_id, steps, finishes=finishes, now=now)
     return replace(
         table,
-        seats=tuple(Seat.from_row(seat) for seat in seats),
+        seats=writer.seats_of(seats),
         status=status,
         updated_at=now,
         version=version,
@@ -594,7 +593,8 @@ def append_steps(
 _STEP_COLUMNS: Final = ("table_id", "seq", "action", "actor", "seat", "rng_counter", "created_at")
 
 
-def _step_row(table_id: str, step: StoredStep, now: datetime) -> dict[str, Any]:
+def _step_row(table_id: str, step: StoredStep) -> dict[str, Any]:
+    """A step's row but its time (``created_at``, the same for every step of a write)."""
     return {
         "table_id": table_id,
         "seq": step.seq,
@@ -602,7 +602,6 @@ def _step_row(table_id: str, step: StoredStep, now: datetime) -> dict[str, Any]:
         "actor": step.actor,
         "seat": step.seat,
         "rng_counter": step.rng_counter,
-        "created_at": now,
     }
 
 
@@ -654,63 +653,89 @@ class _StepWriter:
         *,
         finishes: bool,
         now: datetime,
-    ) -> tuple[list[dict[str, Any]], str, int]:
-        """Store the steps; the table's seats, status and version after them."""
+    ) -> tuple[Any, str, int]:
+        """Store the steps; the table's seats (as the driver reads the column: see
+        :meth:`seats_of`), status and version after them."""
         values: dict[str, Any] = {"p_table": table_id, "p_now": now, "p_steps": len(steps)}
-        raw = db.engine.raw_connection()
+        with db.kept_connection() as raw:
+            return self._append(raw, table_id, steps, values, now=now, finishes=finishes)
+
+    def _append(
+        self,
+        raw: Any,
+        table_id: str,
+        steps: Sequence[StoredStep],
+        values: dict[str, Any],
+        *,
+        now: datetime,
+        finishes: bool,
+    ) -> tuple[Any, str, int]:
         driver: Any = raw.dbapi_connection
+        cursor = raw.cursor()
         try:
-            cursor = raw.cursor()
-            try:
-                if self.sqlite:
-                    params: Any
-                    statement, params = "BEGIN IMMEDIATE", ()  # the write lock first
-                    cursor.execute(statement)
-                    statement = self.insert.sql
-                    rows = [self.insert.params(_step_row(table_id, s, now)) for s in steps]
-                    if len(rows) == 1:
-                        params = rows[0]
-                        cursor.execute(statement, params)
-                    else:
-                        params = rows
-                        cursor.executemany(statement, params)
-                    advance = self.advance[finishes]
-                    statement, params = advance.sql, advance.params(values)
+            if self.sqlite:
+                params: Any
+                statement, params = "BEGIN IMMEDIATE", ()  # the write lock first
+                cursor.execute(statement)
+                statement = self.insert.sql
+                created = {"created_at": self.insert.convert("created_at", now)}
+                rows = [self.insert.params(_step_row(table_id, s), created) for s in steps]
+                if len(rows) == 1:
+                    params = rows[0]
                     cursor.execute(statement, params)
                 else:
-                    together = self.together(finishes, len(steps))
-                    for i, s in enumerate(steps):
-                        for key, value in _step_row(table_id, s, now).items():
-                            values[f"{key}_{i}"] = value
-                    statement, params = together.sql, together.params(values)
-                    driver.autocommit = True
-                    try:
-                        cursor.execute(statement, params)
-                    finally:
-                        driver.autocommit = False
-                row = cursor.fetchone()
-                if row is None:
-                    raise NotFoundError(f"no table {table_id!r}")
-                if self.sqlite:
-                    raw.commit()
-            except BaseException as error:
-                with contextlib.suppress(Exception):
-                    raw.rollback()
-                if isinstance(error, self.dbapi.IntegrityError):
-                    raise _stale(table_id, steps[0]) from error
-                if isinstance(error, self.dbapi.Error):
-                    raise DBAPIError.instance(statement, params, error, self.dbapi.Error) from error
-                raise
-            finally:
-                cursor.close()
+                    params = rows
+                    cursor.executemany(statement, params)
+                advance = self.advance[finishes]
+                statement, params = advance.sql, advance.params(values)
+                cursor.execute(statement, params)
+            else:
+                together = self.together(finishes, len(steps))
+                for i, s in enumerate(steps):
+                    for key, value in _step_row(table_id, s).items():
+                        values[f"{key}_{i}"] = value
+                    values[f"created_at_{i}"] = now
+                statement, params = together.sql, together.params(values)
+                driver.autocommit = True
+                try:
+                    cursor.execute(statement, params)
+                finally:
+                    driver.autocommit = False
+            row = cursor.fetchone()
+            if row is None:
+                raise NotFoundError(f"no table {table_id!r}")
+            if self.sqlite:
+                raw.commit()
+        except BaseException as error:
+            with contextlib.suppress(Exception):
+                raw.rollback()
+            if isinstance(error, self.dbapi.IntegrityError):
+                raise _stale(table_id, steps[0]) from error
+            if isinstance(error, self.dbapi.Error):
+                raise DBAPIError.instance(statement, params, error, self.dbapi.Error) from error
+            raise
         finally:
-            raw.close()
+            cursor.close()
         version, status, seats = row
-        return list(self.seats(seats)), str(status), int(version)
+        return seats, str(status), int(version)
+
+    def seats_of(self, stored: Any) -> tuple[Seat, ...]:
+        """The seats from the column as the driver gives it: text (SQLite) read once per
+        distinct text (a table's seats change a few times in a game, its steps thousands)."""
+        if isinstance(stored, str):
+            return _seats_of_text(self.seats, stored)
+        return tuple(Seat.from_row(seat) for seat in self.seats(stored))
 
 
 def _as_is(value: Any) -> Any:
     return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _seats_of_text(read: Callable[[Any], Any], text: str) -> tuple[Seat, ...]:
+    """The seats stored as ``text`` (``read``: the column type's reader); the seats are
+    immutable values, shared by every table row read with the same text."""
+    return tuple(Seat.from_row(seat) for seat in read(text))
 
 
 class _Compiled:
@@ -733,15 +758,26 @@ class _Compiled:
             if processor is not None:
                 self.processors[key] = processor
 
-    def params(self, values: Mapping[str, Any]) -> Any:
+    def params(self, values: Mapping[str, Any], converted: Mapping[str, Any] = {}) -> Any:
+        """The driver's parameters for ``values``; ``converted``: values already in the
+        driver's form (one time shared by every row of a write, converted once)."""
         merged = {**self.literals, **values}
-        converted = {
-            key: self.processors[key](merged[key]) if key in self.processors else merged[key]
+        out = {
+            key: converted[key]
+            if key in converted
+            else self.processors[key](merged[key])
+            if key in self.processors
+            else merged[key]
             for key in self.keys
         }
         if self.positional:
-            return tuple(converted[key] for key in self.keys)
-        return converted
+            return tuple(out[key] for key in self.keys)
+        return out
+
+    def convert(self, key: str, value: Any) -> Any:
+        """``value`` in the driver's form for the parameter ``key``."""
+        processor = self.processors.get(key)
+        return value if processor is None else processor(value)
 
 
 @functools.lru_cache(maxsize=8)
