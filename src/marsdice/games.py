@@ -20,7 +20,7 @@ these; no layer above asks which game it has: it asks the registration or the ga
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import import_module
 from typing import Any, Final, Literal, get_args
 
@@ -226,7 +226,13 @@ def provider(game: str | Game, kind: ProviderKind) -> Any:
     ``"encoder"``), imported now."""
     if kind not in PROVIDERS:
         raise ValueError(f"unknown provider {kind!r}: one of {', '.join(PROVIDERS)}")
-    return load(getattr(registration(game), kind))
+    return _loaded(getattr(registration(game), kind))
+
+
+@lru_cache(maxsize=64)
+def _loaded(entry: str) -> Any:
+    """:func:`load`, once per entry (a provider is asked for at every position advised)."""
+    return load(entry)
 
 
 def bot_spec(game: str | Game, name: str) -> BotSpec:

@@ -118,7 +118,8 @@ def position_columns(
     ``[0, T*T)`` (index ``me * T + opp``), the second seat ``[T*T, 2*T*T)``, the second seat's
     last turn ``2*T*T + need``."""
     target = table.target
-    need = np.clip(opp - me, 0, len(table.last) - 1)
+    # (np.minimum/np.maximum: np.clip costs tens of microseconds on one position's scalars)
+    need = np.minimum(np.maximum(opp - me, 0), len(table.last) - 1)
     capped_me = np.minimum(me, target - 1)
     normal = seat * target * target + capped_me * target + np.minimum(opp, target - 1)
     result: IntArray = np.where(triggered, 2 * target * target + need, normal)
