@@ -204,3 +204,18 @@ def test_revision_0003_counts_the_steps_of_the_tables_already_stored(db: Databas
             select(func.count()).select_from(StepRow).where(StepRow.table_id == counted)
         )
     assert count == 8
+
+
+def test_a_row_tells_when_its_public_form_changed_only_in_its_time(db: Database) -> None:
+    """``public_as``, the session's shortcut: true after a plain step (the public form is
+    the same but for ``updated_at``), false once a seat or the status changed."""
+    table_id = running(db)
+    before = tables.get_table(db, table_id)
+    after = tables.append_steps(db, table_id, [step(0), step(1)], finishes=False, table=before)
+    assert after.public_as(before)
+    assert {**before.public(), "updated_at": None} == {**after.public(), "updated_at": None}
+    tables.set_away(db, table_id, 1, True)
+    away = tables.get_table(db, table_id)
+    assert not away.public_as(after) and away.public() != {**after.public(), "updated_at": None}
+    last = tables.append_steps(db, table_id, [step(2)], finishes=True, table=away)
+    assert not last.public_as(away) and "server_seed" in last.public()

@@ -270,6 +270,21 @@ class TableData:
             out["player_seeds"] = list[JSON](self.player_seeds)
         return out
 
+    def public_as(self, other: TableData) -> bool:
+        """Whether :meth:`public` of ``other`` (the row before a step: a new time, the
+        same seats) is this row's but for ``updated_at``, told without building either."""
+        return (
+            self.id == other.id
+            and self.status == other.status
+            and self.status != FINISHED
+            and self.seats == other.seats
+            and self.variant == other.variant
+            and self.options == other.options
+            and self.game == other.game
+            and self.commitment == other.commitment
+            and self.created_at == other.created_at
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StoredStep:

@@ -39,7 +39,9 @@ def same_table(sent: dict[str, Any] | None, public: dict[str, Any]) -> bool:
         return True
     if sent is None or sent.keys() != public.keys():
         return False
-    return all(key == _CLOCK or sent[key] == value for key, value in public.items())
+    return all(
+        key == _CLOCK or sent[key] is value or sent[key] == value for key, value in public.items()
+    )
 
 
 def full_state(

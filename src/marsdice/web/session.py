@@ -164,9 +164,15 @@ class TableSession:
 
     def table_public(self, table: TableData) -> dict[str, Any]:
         """``table.public()``, worked out once per row read or written."""
-        if self.described is None or self.described[0] is not table:
-            self.described = (table, dict(table.public()))
-        return self.described[1]
+        described = self.described
+        if described is not None and described[0] is table:
+            return described[1]
+        if described is not None and table.public_as(described[0]):
+            public = {**described[1], "updated_at": table.updated_at.isoformat()}
+        else:
+            public = dict(table.public())
+        self.described = (table, public)
+        return public
 
     def view(self, live: Live, viewer: int | None, version: int) -> dict[str, Any]:
         """``viewer``'s view at ``version`` (at most the live's): the last two built are kept
