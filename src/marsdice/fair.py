@@ -30,6 +30,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -70,6 +71,10 @@ class FairnessError(MarsDiceError, ValueError):
 
 
 # --- seeds ------------------------------------------------------------------------------------
+
+
+#: the bytes of :func:`message` after its players' part: the counter (8) and the attempt (4)
+_COUNTER_AND_ATTEMPT: Final = 12
 
 
 def new_server_seed() -> bytes:
@@ -163,8 +168,22 @@ def message(player_seeds: Sequence[str], counter: int, attempt: int) -> bytes:
 def block(server_seed: bytes, player_seeds: Sequence[str], counter: int, attempt: int) -> int:
     """HMAC-SHA256 (key: the server seed) of :func:`message`, read as an unsigned big-endian
     256-bit integer."""
-    digest = hmac.new(server_seed, message(player_seeds, counter, attempt), hashlib.sha256)
+    if not 0 <= counter <= _MAX_COUNTER:
+        raise FairnessError(f"the counter is 0 to 2**64 - 1, got {counter}")
+    if not 0 <= attempt <= _MAX_ATTEMPT:
+        raise FairnessError(f"the attempt is 0 to 2**32 - 1, got {attempt}")
+    digest = _keyed(server_seed, tuple(player_seeds)).copy()
+    digest.update(counter.to_bytes(8, "big") + attempt.to_bytes(4, "big"))
     return int.from_bytes(digest.digest(), "big")
+
+
+@functools.lru_cache(maxsize=1024)
+def _keyed(server_seed: bytes, player_seeds: tuple[str, ...]) -> hmac.HMAC:
+    """The HMAC keyed with the server seed that has read :func:`message`'s part before the
+    counter (the same for every draw of a game): a draw copies it and adds the rest, which
+    costs a third less than keying a new one."""
+    head = message(player_seeds, 0, 0)[:-_COUNTER_AND_ATTEMPT]
+    return hmac.new(server_seed, head, hashlib.sha256)
 
 
 def draw(server_seed: bytes, player_seeds: Sequence[str], counter: int, n: int) -> int:
