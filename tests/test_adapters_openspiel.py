@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from marsdice.adapters.encoding import encoder
-from marsdice.core.errors import VariantError
+from marsdice.core.errors import IllegalActionError, VariantError
 from marsdice.games import get_game
 
 pyspiel: Any = pytest.importorskip("pyspiel", reason="the research extra is not installed")
@@ -663,3 +663,27 @@ def test_the_kept_encodings_are_the_games_own(name: str, params: dict[str, Any])
                 assert state.state == after
             else:
                 state.apply_action(action)
+
+
+@pytest.mark.parametrize("name", [MARTIAN, ATTACKS])
+def test_a_clone_and_its_original_part_ways_and_a_refused_move_changes_nothing(
+    name: str,
+) -> None:
+    """A state's position is one object changed in place at each move, so a clone must get
+    its own (sharing only the engine state and what was worked out from it), and a move the
+    engine refuses must leave it as it was (the move count too)."""
+    game = pyspiel.load_game(name, {"players": 2})
+    state = _play(game.new_initial_state(), random.Random(3), 12)
+    while state.is_chance_node():  # a decision, so that a chance index is refused
+        state.apply_action(state.chance_outcomes()[0][0])
+    before, moves, legal = str(state), state.move_number(), state.legal_actions()
+    clone = state.clone()
+    clone.apply_action(legal[-1])
+    assert str(state) == before and state.legal_actions() == legal
+    assert clone.move_number() == moves + 1 and str(clone) != before
+    refused = next(a for a in range(game.num_distinct_actions()) if a not in legal)
+    with pytest.raises(IllegalActionError):
+        state.apply_action(refused)
+    assert str(state) == before and state.moves == moves
+    state.apply_action(legal[0])
+    assert state.moves == moves + 1 and state.history() == [*clone.history()[:-1], legal[0]]

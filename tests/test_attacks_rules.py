@@ -832,3 +832,18 @@ def test_game_over_and_the_end_trigger_are_events() -> None:
     assert EndTriggered(2) in state.events
     state = bomb_turn(state, "chicago")
     assert state.events[-1] == GameOver((1,), (1, 2, 0))
+
+
+def test_a_step_copies_the_state_and_leaves_the_original_alone() -> None:
+    """The engine's quick copy (a plain twin of the state's slots, made a State) gives an
+    equal State of the very class, whose later changes (a step's draft) stay its own."""
+    from marsdice.attacks.state import _SETTERS, State, _copy
+
+    state = new_game(Variant(players=2), [["Boston"], ["Dallas"], ["Toronto"], ["Denver"]])
+    copy = _copy(state)
+    assert type(copy) is State and copy == state and copy is not state
+    assert repr(copy) == repr(state)
+    _SETTERS["heads"](copy, 7)
+    assert copy.heads == 7 and state.heads == 0
+    with pytest.raises(AttributeError):
+        copy.heads = 3  # type: ignore[misc]

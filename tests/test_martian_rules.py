@@ -262,3 +262,34 @@ def test_bad_variant_is_rejected(settings: dict[str, object], message: str) -> N
 def test_the_ends_of_the_accepted_ranges(settings: dict[str, int]) -> None:
     variant = Variant(**settings)  # type: ignore[arg-type]
     assert all(getattr(variant, key) == value for key, value in settings.items())
+
+
+def test_the_takes_offered_and_accepted_are_allowed_faces_for_every_roll() -> None:
+    """The engine's quick table of takes (a mask of the four faces) and its check of a take
+    agree with :func:`allowed_faces` for every roll of up to 6 dice after every set-aside
+    of up to 4, and one set of faces is always the same tuple (adapters key on it)."""
+    from marsdice.core.dice import compositions
+    from marsdice.martian import allowed_faces, position
+
+    seen: dict[tuple[Face, ...], tuple[Take, ...]] = {}
+    for aside_dice in range(5):
+        for aside in compositions(aside_dice, len(FACES)):
+            if aside_dice and aside[Face.TANK] == aside_dice:
+                continue  # only tanks set aside: no decision was ever made
+            for rolled in itertools.chain.from_iterable(
+                compositions(n, len(FACES)) for n in range(1, 7)
+            ):
+                allowed = allowed_faces(rolled, (aside[0] + rolled[0], *aside[1:]))
+                if not allowed:
+                    continue
+                variant = Variant(dice=aside_dice + sum(rolled))
+                state = position(variant, (0, 0), set_aside=aside, rolled=rolled)
+                offered = state.legal_actions()
+                assert [t.face for t in offered] == list(allowed)
+                assert seen.setdefault(allowed, offered) is offered
+                for face in FACES:
+                    if face in allowed:
+                        assert state.apply(Take(face)).events[0].face == face
+                    else:
+                        with pytest.raises(IllegalActionError):
+                            state.apply(Take(face))

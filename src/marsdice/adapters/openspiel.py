@@ -64,6 +64,7 @@ from marsdice.core.encoding import Encoder
 from marsdice.core.game import (
     CHANCE,
     JSON,
+    TERMINAL,
     Action,
     ChanceMode,
     Game,
@@ -234,9 +235,10 @@ class _Config:
         except KeyError:
             indices = [self.setup_index(outcome) for outcome in moves]
         if probabilities and probabilities.count(probabilities[0]) == len(probabilities):
-            chances = [float(probabilities[0])] * len(probabilities)  # a uniform deal
-        else:
-            chances = [float(p) for p in probabilities]
+            # a uniform deal: the pairs by index are already the likeliest first
+            chance = float(probabilities[0])
+            return _Moves.uniform(outcomes, moves, indices, chance)
+        chances = [float(p) for p in probabilities]
         return _Moves(outcomes, moves, list(zip(indices, chances, strict=True)))
 
     def _setup_moves(self) -> int:
@@ -325,7 +327,21 @@ class _Moves:
             self.pairs.sort(key=_PROBABILITY, reverse=True)
         self.actions = sorted(self.by_index)
 
+    @classmethod
+    def uniform(
+        cls, source: object, moves: Sequence[Action], indices: list[int], chance: float
+    ) -> _Moves:
+        """The outcomes of a uniform chance node (a deal), ``chance`` each: what
+        ``__init__`` makes of them, without its sorts by probability."""
+        made = _NEW_MOVES(cls)
+        made.source = source
+        made.by_index = dict(zip(indices, moves, strict=True))
+        made.actions = sorted(made.by_index)
+        made.pairs = list(zip(made.actions, repeat(chance)))
+        return made
 
+
+_NEW_MOVES: Final = object.__new__
 _INDEX: Final = itemgetter(0)
 _PROBABILITY: Final = itemgetter(1)
 
@@ -473,9 +489,12 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     dealt), the setup's outcomes dealt so far, the moves played (for the cap) and, in a game
     with hidden information, the :class:`Trail` of its steps (for the information states).
 
-    Its attributes are plain values that pickle (pyspiel serializes a Python state as its
-    ``__dict__``); the game is not one of them (the ``owner`` slot is set again by
-    :meth:`MarsDiceGame.new_initial_state` when pyspiel deserializes)."""
+    All of it is on one plain object (:class:`_Node`, the only entry of ``__dict__``): an
+    attribute of a pyspiel object costs several times one of a plain object, and OpenSpiel
+    reads these at every move. pyspiel serializes a Python state as its ``__dict__`` and
+    clones it with ``deepcopy`` of it, so the node pickles and copies; the game is not in it
+    (the ``owner`` slot is set again by :meth:`MarsDiceGame.new_initial_state` when pyspiel
+    deserializes)."""
 
     __slots__ = ("__dict__", "owner")
 
@@ -488,14 +507,11 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         trail: Trail | None = None,
     ) -> None:
         super().__init__(game)
-        self.owner: _Config = game.config
-        self._shared = _Shared(state)
-        self.dealt = _Dealt(dealt)
-        self.moves = moves
-        if trail is None and state is not None and not self.owner.perfect:
+        owner: _Config = game.config
+        self.owner = owner
+        if trail is None and state is not None and not owner.perfect:
             trail = Trail(state)
-        self.trail = trail
-        self._settle()
+        self._n = _Node(state, _Dealt(dealt), moves, trail, owner.max_moves)
 
     def __getattr__(self, name: str) -> Any:
         """Only for a state pyspiel unpickled (its Python object is made anew, the ``owner``
@@ -509,47 +525,60 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     @property
     def state(self) -> GameState | None:
         """The engine's state (``None`` while the hidden setup is being dealt)."""
-        return self._shared.value
+        return self._n.value
 
     @state.setter
     def state(self, value: GameState | None) -> None:
-        self._shared = _Shared(value)
-        self._settle()
+        self._n.start(value)
 
-    def _settle(self) -> None:
-        """Work out who acts now (``_node``: OpenSpiel's player id, the move cap
-        included), once per move: OpenSpiel asks many times."""
-        capped = self.moves >= self.owner.max_moves
-        self._node = TERMINAL_ID if capped else self._shared.player
+    @property
+    def dealt(self) -> tuple[Action, ...]:
+        """The hidden setup's outcomes dealt so far."""
+        return self._n.dealt
+
+    @property
+    def moves(self) -> int:
+        """The moves played (decisions and chance outcomes: the cap counts them)."""
+        return self._n.played
+
+    @property
+    def trail(self) -> Trail | None:
+        """What the seats saw (a game with hidden information, once its setup is dealt)."""
+        return self._n.trail
+
+    @trail.setter
+    def trail(self, value: Trail | None) -> None:
+        self._n.trail = value
 
     # -- what OpenSpiel asks --
 
     def current_player(self) -> int:
-        return self._node
+        return self._n.node
 
     def is_terminal(self) -> bool:
-        return self._node == TERMINAL_ID
+        return self._n.node == TERMINAL_ID
 
     def is_chance_node(self) -> bool:
-        return self._node == CHANCE_ID
+        return self._n.node == CHANCE_ID
 
     def _legal_actions(self, player: int) -> list[int]:
-        shared = self._shared
-        if player != self._node or player < 0:
+        n = self._n
+        if player != n.node or player < 0:
             return []
-        moves = shared.moves
+        moves = n.encoded
         if moves is None:
-            moves = shared.moves = self.owner.legal_moves(shared.value)  # type: ignore[arg-type]
+            moves = n.encoded = self.owner.legal_moves(n.value)  # type: ignore[arg-type]
         return list(moves.actions)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         """The legal actions' indices, in order (of the player to act, or ``player``); at a
         chance node the outcomes' indices."""
-        node = self._node
+        n = self._n
+        node = n.node
         if player is None or player == node:
             if node == TERMINAL_ID:
                 return []
-            moves = self._shared.moves
+            moves = n.encoded
             if moves is None:
                 moves = self._moves()
             return list(moves.actions)
@@ -560,10 +589,10 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Every outcome's index with its exact probability (as a float), the likeliest
         first (ties by index)."""
-        shared = self._shared
-        if self._node != CHANCE_ID and shared.value is not None:
+        n = self._n
+        if n.node != CHANCE_ID and n.value is not None:
             return []  # not a chance node (the hidden setup's outcomes even at the cap)
-        moves = shared.moves
+        moves = n.encoded
         if moves is None:
             moves = self._moves()
         return list(moves.pairs)
@@ -571,54 +600,67 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     def _moves(self) -> _Moves:
         """The encoded moves of this node (its chance outcomes or legal actions), kept with
         the engine state."""
-        shared = self._shared
-        state = shared.value
+        n = self._n
+        state = n.value
         config = self.owner
+        player = n.player
         if state is None:
-            moves = config.setup_moves_after(self.dealt)
-        elif shared.player == CHANCE_ID:
+            moves = config.setup_moves_after(n.dealt)
+        elif player >= 0:  # the engine's tuple's encoding, if kept (config.legal_moves)
+            actions = state.legal_actions()
+            known = config.legal.get(id(actions))
+            if known is None or known.source is not actions:
+                known = config.legal_moves(state)
+            moves = known
+        elif player == CHANCE_ID:
             moves = config.chance_moves(state)
-        elif shared.player == TERMINAL_ID:
-            moves = _NO_MOVES
         else:
-            moves = config.legal_moves(state)
-        shared.moves = moves
+            moves = _NO_MOVES
+        n.encoded = moves
         return moves
 
     def _apply_action(self, action: int) -> None:
-        shared = self._shared
-        moves = shared.moves or self._moves()
-        self.moves = done = self.moves + 1
-        state = shared.value
+        n = self._n
+        moves = n.encoded
+        if moves is None:
+            moves = self._moves()
+        state = n.value
         move = moves.by_index.get(action)
         if state is None:
-            self._deal(action, move)
+            if move is None:
+                move = self._setup_outcome(action)  # raises: not a card to deal now
+            n.played += 1
+            self._deal(move)
             return
         if move is None:  # not legal here: the engine says why
             game = self.owner.game
-            decode = game.decode_chance if shared.player == CHANCE_ID else game.decode_action
+            decode = game.decode_chance if n.player == CHANCE_ID else game.decode_action
             move = decode(state, action)
         after = state.apply(move)
-        self._shared = shared = _Shared(after)
-        self._node = TERMINAL_ID if done >= self.owner.max_moves else shared.player
-        if self.trail is not None:
-            self.trail = self.trail.extend(state, move, after)
+        # _Node.step, written out (every move of every game comes here)
+        n.value = after
+        player = after.current_player
+        n.player = player = player if player >= 0 else _PLAYER_IDS[player]
+        n.played = played = n.played + 1
+        n.node = TERMINAL_ID if played >= n.cap else player
+        n.encoded = None
+        n._cache = None
+        if n.trail is not None:
+            n.trail = n.trail.extend(state, move, after)
 
-    def _deal(self, action: int, move: Action | None) -> None:
+    def _deal(self, move: Action) -> None:
         """A move of the hidden setup; the opening once it is all dealt."""
         config = self.owner
-        if move is None:
-            move = self._setup_outcome(action)  # raises: not a card to deal now
-        self.dealt = dealt = _Dealt((*self.dealt, move))
+        n = self._n
+        n.dealt = dealt = _Dealt((*n.dealt, move))
         after_deal = config.setup_moves_after(dealt)
         if after_deal.actions:
-            self._shared = _Shared(None)
-            self._shared.moves = after_deal
-            self._settle()
+            n.start(None)
+            n.encoded = after_deal
             return
-        self.state = start = config.game.start_from_setup(config.variant, dealt)
+        n.start(start := config.game.start_from_setup(config.variant, dealt))
         if not config.perfect:
-            self.trail = Trail(start)
+            n.trail = Trail(start)
 
     def _action_to_string(self, player: int, action: int) -> str:
         game = self.owner.game
@@ -641,17 +683,17 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     def __str__(self) -> str:
         """The whole position: what a spectator sees (:meth:`Game.position_text`) and, in a
         game with hidden information, the hidden part (:meth:`Game.hidden_text`)."""
-        shared = self._shared
-        if shared.value is None:
+        node = self._n
+        if node.value is None:
             dealing = f"dealing: {len(self.dealt)} of {self.owner.setup_moves} cards dealt"
             names = ",".join(outcome.text().split(":", 1)[-1] for outcome in self.dealt)
             return f"{dealing}: {names}" if names else dealing
-        known = shared.cache.get("str")
+        known = node.cache.get("str")
         if known is None:
             game = self.owner.game
-            text = game.position_text(shared.value, None, counters=self.owner.turn_counters)
-            hidden = game.hidden_text(shared.value)
-            known = shared.cache["str"] = f"{text} | {hidden}" if hidden else text
+            text = game.position_text(node.value, None, counters=self.owner.turn_counters)
+            hidden = game.hidden_text(node.value)
+            known = node.cache["str"] = f"{text} | {hidden}" if hidden else text
         return f"{known} | move {self.moves} of {self.owner.max_moves}"
 
     def observation_string(self, player: int | None = None) -> str:
@@ -694,7 +736,7 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         views it saw, drawing the hidden part with a generator seeded from
         ``probability_sampler`` (OpenSpiel's, as ISMCTS passes it)."""
         self._check_player(player)
-        state = self._shared.value
+        state = self._n.value
         if self.owner.perfect or state is None or self.trail is None:
             return self.clone()  # type: ignore[no-any-return]
         game = self.owner.game
@@ -720,14 +762,14 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
 
     def _vector(self, player: int) -> tuple[float, ...]:
         """The encoded view of a player, cached with the engine state."""
-        shared = self._shared
-        if shared.value is None:
+        node = self._n
+        if node.value is None:
             return (0.0,) * self.owner.encoder.size
         key = ("tensor", player)
-        known = shared.cache.get(key)
+        known = node.cache.get(key)
         if known is None:
-            view = self.owner.game.observe(shared.value, player)
-            known = shared.cache[key] = tuple(self.owner.encoder.encode(view))
+            view = self.owner.game.observe(node.value, player)
+            known = node.cache[key] = tuple(self.owner.encoder.encode(view))
         return known  # type: ignore[return-value]
 
     # -- the hidden setup --
@@ -875,23 +917,50 @@ def _compact(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-class _Shared:
-    """Holds an immutable engine state and what was worked out from it (OpenSpiel's player
-    id, the encoded moves, encoded views, the position string); OpenSpiel clones a Python
-    state with ``deepcopy``, which shares this instead of copying the whole engine state."""
+class _Node:
+    """What a :class:`MarsDiceState` holds: the engine's immutable state and what was
+    worked out from it (OpenSpiel's player id, the encoded moves, encoded views, the
+    position string), the moves played, the setup dealt and the :class:`Trail`.
 
-    __slots__ = ("_cache", "moves", "player", "value")
+    A move changes it in place (the engine state and what goes with it replaced, the cache
+    dropped, never emptied); OpenSpiel clones a Python state with ``deepcopy``, which makes
+    a shallow copy: the engine state, the encoded moves and the cache are shared, as they
+    belong to the engine state and it never changes."""
 
-    def __init__(self, value: GameState | None) -> None:
+    __slots__ = ("_cache", "cap", "dealt", "encoded", "node", "played", "player", "trail", "value")
+
+    def __init__(
+        self,
+        value: GameState | None,
+        dealt: _Dealt,
+        played: int,
+        trail: Trail | None,
+        cap: int,
+    ) -> None:
+        self.dealt = dealt
+        self.played = played
+        self.trail = trail
+        #: the move cap (``max_moves``): the game ends there
+        self.cap = cap
+        self.value: GameState | None = None
+        #: OpenSpiel's id of who acts (before the move cap; the hidden setup is chance),
+        #: and what ``current_player`` answers (the cap included)
+        self.player = self.node = CHANCE_ID
+        #: the encoded chance outcomes or legal actions, once asked for
+        self.encoded: _Moves | None = None
+        self._cache: dict[object, object] | None = None
+        self.start(value)
+
+    def start(self, value: GameState | None) -> None:
+        """Hold ``value`` (with nothing worked out from it yet); the moves are as they are."""
         self.value = value
-        #: OpenSpiel's id of who acts (before the move cap; the hidden setup is chance)
         self.player = CHANCE_ID
         if value is not None:
             player = value.current_player
-            self.player = player if player >= 0 else CHANCE_ID if player == CHANCE else TERMINAL_ID
-        #: the encoded chance outcomes or legal actions, once asked for
-        self.moves: _Moves | None = None
-        self._cache: dict[object, object] | None = None
+            self.player = player if player >= 0 else _PLAYER_IDS[player]
+        self.node = TERMINAL_ID if self.played >= self.cap else self.player
+        self.encoded = None
+        self._cache = None
 
     @property
     def cache(self) -> dict[object, object]:
@@ -900,13 +969,30 @@ class _Shared:
             self._cache = {}
         return self._cache
 
-    def __deepcopy__(self, memo: dict[int, object]) -> _Shared:
+    def __deepcopy__(self, memo: dict[int, object]) -> _Node:
+        """A shallow copy: the engine state and what belongs to it are shared."""
         del memo
-        return self
+        copy = _NEW_NODE(_Node)
+        copy.value = self.value
+        copy.player = self.player
+        copy.node = self.node
+        copy.encoded = self.encoded
+        copy._cache = self._cache
+        copy.dealt = self.dealt
+        copy.played = self.played
+        copy.trail = self.trail
+        copy.cap = self.cap
+        return copy
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as the engine state alone (the rest is worked out again)."""
-        return (_Shared, (self.value,))
+        """Pickled as the engine state, the setup, the moves, the trail and the cap (the
+        rest is worked out again)."""
+        return (_Node, (self.value, self.dealt, self.played, self.trail, self.cap))
+
+
+#: OpenSpiel's ids of the engine's chance and terminal players
+_PLAYER_IDS: Final = {CHANCE: CHANCE_ID, TERMINAL: TERMINAL_ID}
+_NEW_NODE: Final = object.__new__
 
 
 class _Dealt(tuple):  # type: ignore[type-arg]
@@ -943,16 +1029,16 @@ class Observer:
         ``recall``, the information state string."""
         if self.recall:
             return state.information_state_string(player)
-        shared = state._shared
-        if shared.value is None:
+        node = state._n
+        if node.value is None:
             return f"dealing: {len(state.dealt)} of {self.config.setup_moves} cards dealt"
         key = ("string", player)
-        known = shared.cache.get(key)
+        known = node.cache.get(key)
         if known is None:
-            view = self.config.game.observe(shared.value, player)
+            view = self.config.game.observe(node.value, player)
             view.pop("events", None)
             view.pop("legal_actions", None)
-            known = shared.cache[key] = _compact(view)
+            known = node.cache[key] = _compact(view)
         return str(known)
 
 

@@ -56,7 +56,7 @@ from marsdice.attacks.actions import (
     parse_decision,
     resolve_card,
 )
-from marsdice.attacks.cards import Ability, Card, Symbol
+from marsdice.attacks.cards import Ability, Card, Kind, Symbol
 from marsdice.attacks.events import (
     AbilityDeclined,
     Bombed,
@@ -293,25 +293,25 @@ class State:
             raise self._illegal(action, "the game is over")
         action = self.normalize(action)
         if isinstance(action, Roll) and phase in (Phase.ROLL, Phase.TORONTO_ROLL):
-            if (
-                len(action.counts) != len(FACES)
-                or any(c < 0 for c in action.counts)
-                or action.dice != self.to_roll
-            ):
+            counts = action.counts
+            if len(counts) != 3 or min(counts) < 0 or sum(counts) != self.to_roll:
                 raise self._illegal(action, f"the roll must show exactly {self.to_roll} dice")
-            state = _draft(self, events=())
-            state._after_roll(action.counts)
+            state = _copy(self)
+            _SET_EVENTS(state, ())
+            state._after_roll(counts)
             return state
         if isinstance(action, Draw) and phase is Phase.MEMPHIS_DRAW:
             index = self._index(action.card)
             if index is None or index not in self.box:
                 raise self._illegal(action, "that card is not in the box")
-            state = _draft(self, events=())
+            state = _copy(self)
+            _SET_EVENTS(state, ())
             abilities.memphis_draw(state, index)
             return state
         if action not in self.legal_actions():
             raise self._illegal(action, self._why_not(action))
-        state = _draft(self, events=())
+        state = _copy(self)
+        _SET_EVENTS(state, ())
         match action:
             case BostonMove():
                 abilities.boston_move(state, self._card_index(action.card))
@@ -348,7 +348,7 @@ class State:
         return self.variant.cards[index]
 
     def slug(self, index: int) -> str:
-        return self.variant.cards[index].slug
+        return _table(self.variant.cards).slugs[index]
 
     @property
     def face_up(self) -> tuple[int | None, ...]:
@@ -404,15 +404,11 @@ class State:
 
     def owns(self, seat: int, ability: Ability) -> bool:
         abilities = _table(self.variant.cards).abilities
-        return ability in [abilities[c] for c in self.owned[seat]]
+        return ability in map(abilities.__getitem__, self.owned[seat])
 
     def face_up_with(self, ability: Ability) -> int | None:
         """The face-up card with this ability, if any."""
-        abilities = _table(self.variant.cards).abilities
-        for c in self.face_up:
-            if c is not None and abilities[c] is ability:
-                return c
-        return None
+        return _faces(self).with_ability.get(ability)
 
     def count(self, card: int, seat: int | None = None) -> int:
         """The count for ``card`` now: the token's value plus this turn's dice of its symbol."""
@@ -446,7 +442,7 @@ class State:
 
     # -- transitions (the abilities' own are in abilities.py) --
     #
-    # A step copies the state once (:func:`_draft`) and the transitions below change that
+    # A step copies the state once (:func:`_copy`) and the transitions below change that
     # private copy in place: nobody has seen it yet, and a frozen copy per change made
     # ``dataclasses.replace`` most of the engine's time. Each transition reads what it needs
     # before it changes a field. Only :meth:`apply`, :meth:`begin_turn` and
@@ -455,7 +451,7 @@ class State:
     def begin_turn(self, seat: int, extra: int, bonus: bool) -> State:
         """The state after seat ``seat`` starts a turn (``bonus``: an extra turn, which starts
         no round)."""
-        draft = _draft(self)
+        draft = _copy(self)
         draft._begin_turn(seat, extra, bonus)
         return draft
 
@@ -463,12 +459,12 @@ class State:
         """The state at the start of the turn, in the seed's order: the owner's green cards
         (Boston, then Seattle under the ``start`` rule), then New York (if still due), then
         the target."""
-        draft = _draft(self)
+        draft = _copy(self)
         draft._start_from(boston, seattle)
         return draft
 
     def _put(self, **changes: Any) -> None:
-        """Set fields of a draft (see :func:`_draft`); never of a state handed out."""
+        """Set fields of a draft (see :func:`_copy`); never of a state handed out."""
         for name, value in changes.items():
             _SETTERS[name](self, value)
 
@@ -485,15 +481,13 @@ class State:
     def _begin_turn(self, seat: int, extra: int, bonus: bool) -> None:
         self._fresh_turn()
         turn = self.turn + 1
-        self._put(
-            seat=seat,
-            extra=extra,
-            bonus=bonus,
-            turn=turn,
-            rounds=self.rounds + (seat == 0 and not bonus),
-            phase=Phase.TARGET,
-            turn_events=(),
-        )
+        _SET_SEAT(self, seat)
+        _SET_EXTRA(self, extra)
+        _SET_BONUS(self, bonus)
+        _SET_TURN(self, turn)
+        _SET_ROUNDS(self, self.rounds + (seat == 0 and not bonus))
+        _SET_PHASE(self, Phase.TARGET)
+        _SET_TURN_EVENTS(self, ())
         self._emit(TurnBegan(seat, turn, bonus))
         if not self.targets():
             self._emit(TurnPassed(seat))
@@ -514,12 +508,14 @@ class State:
             return
         if self.new_york_due:
             abilities.new_york(self)
-        self._put(phase=Phase.TARGET, new_york_due=False)
+        _SET_PHASE(self, Phase.TARGET)
+        _SET_NEW_YORK_DUE(self, False)
 
     def _after_target(self, card: int) -> None:
         seat = self.seat
-        self._put(target=card, to_roll=DICE - (self.set_face is not None))
-        self._emit(TargetDeclared(seat, self.slug(card), self.token(seat, card)))
+        _SET_TARGET(self, card)
+        _SET_TO_ROLL(self, DICE - (self.set_face is not None))
+        self._emit(_shared(TargetDeclared, seat, self.slug(card), self.token(seat, card)))
         after = self.variant.seattle is SeattleRule.AFTER_TARGET
         if after and self.owns(seat, Ability.SEATTLE):
             _SET_PHASE(self, Phase.SEATTLE)
@@ -528,24 +524,24 @@ class State:
 
     def _after_roll(self, counts: Counts) -> None:
         phase = self.phase
-        added = list(counts)
+        heads, rays, nukes = self.heads + counts[0], self.rays + counts[1], self.nukes + counts[2]
         seattle = ""
-        if phase is Phase.ROLL and self.set_face is not None:
-            added[self.set_face] += 1
-            seattle = self.set_face.letter
-        heads, rays, nukes = self.heads + added[0], self.rays + added[1], self.nukes + added[2]
-        self._put(
-            heads=heads,
-            rays=rays,
-            nukes=nukes,
-            rolls=self.rolls + (phase is Phase.ROLL),
-            set_face=None,
-            to_roll=0,
-        )
+        face = self.set_face
+        if phase is Phase.ROLL and face is not None:  # Seattle's die, set before the roll
+            heads += face == 0
+            rays += face == 1
+            nukes += face == 2
+            seattle = face.letter
+        _SET_HEADS(self, heads)
+        _SET_RAYS(self, rays)
+        _SET_NUKES(self, nukes)
+        _SET_ROLLS(self, self.rolls + (phase is Phase.ROLL))
+        _SET_SET_FACE(self, None)
+        _SET_TO_ROLL(self, 0)
         toronto_roll = phase is Phase.TORONTO_ROLL
-        self._emit(Rolled(self.seat, _roll_text(counts), seattle, toronto_roll, heads, rays, nukes))
-        toronto = self.owns(self.seat, Ability.TORONTO) and not self.toronto_used
-        if not toronto_roll and toronto:
+        text = _roll_text(counts)
+        self._emit(_shared(Rolled, self.seat, text, seattle, toronto_roll, heads, rays, nukes))
+        if not toronto_roll and not self.toronto_used and self.owns(self.seat, Ability.TORONTO):
             _SET_PHASE(self, Phase.TORONTO)
             return
         self._judge()
@@ -573,7 +569,8 @@ class State:
         target = self.target
         assert target is not None
         card = self.card(target)
-        if card.symbol is not Symbol.NUKE and self.nukes >= self.nuke_limit:
+        limit = _faces(self).nuke_limit
+        if card.symbol is not Symbol.NUKE and self.nukes >= limit:
             if self.rolls == 1 and not self.denver_used and self.owns(self.seat, Ability.DENVER):
                 _SET_PHASE(self, Phase.DENVER)
                 return
@@ -581,10 +578,10 @@ class State:
             return
         count = self.count(target)
         if count >= card.requirement:
-            result = self._result(Outcome.CAPTURED, count, self.nuke_limit, captured=(target,))
+            result = self._result(Outcome.CAPTURED, count, limit, captured=(target,))
             self._capture(target, count)
             self._conclude(result)
-        elif card.is_city and self.heads > 0:
+        elif self.heads > 0 and card.kind is Kind.CITY:
             _SET_PHASE(self, Phase.DECIDE)
         else:
             self._stop()
@@ -593,13 +590,11 @@ class State:
         assert self.target is not None
         count = self.heads if action.count is None else action.count
         target = self.target if action.switch is None else self._card_index(action.switch)
-        self._put(
-            fallback=(self.target, self.count(self.target)),
-            target=target,
-            heads=self.heads - count,
-            to_roll=count,
-            phase=Phase.ROLL,
-        )
+        _SET_FALLBACK(self, (self.target, self.count(self.target)))
+        _SET_TARGET(self, target)
+        _SET_HEADS(self, self.heads - count)
+        _SET_TO_ROLL(self, count)
+        _SET_PHASE(self, Phase.ROLL)
         self._emit(Rerolling(self.seat, count, action.switch or ""))
 
     def _stop(self) -> None:
@@ -611,7 +606,7 @@ class State:
             return
         count = self.count(target)
         limit = self.nuke_limit
-        self._emit(Stopped(self.seat, self.slug(target), count))
+        self._emit(_shared(Stopped, self.seat, self.slug(target), count))
         token = self._place(target, count, kept=False)
         self._end_turn(self._result(Outcome.STOPPED, count, limit, token=token))
 
@@ -641,7 +636,7 @@ class State:
             self._emit(TokenLost(seat, self.slug(card), value))
             return None
         self._set_token(seat, card, value)
-        self._emit(TokenPlaced(seat, self.slug(card), value, kept))
+        self._emit(_shared(TokenPlaced, seat, self.slug(card), value, kept))
         return (card, value)
 
     def _capture(self, card: int, count: int) -> None:
@@ -652,7 +647,8 @@ class State:
         c = self.card(card)
         owned = replace_at(self.owned, seat, (*self.owned[seat], card))
         reached = replace_at(self.reached, seat, self.turn) if c.vp else self.reached
-        self._put(owned=owned, reached=reached)
+        _SET_OWNED(self, owned)
+        _SET_REACHED(self, reached)
         self._emit(Captured(seat, c.slug, count, c.requirement, c.vp, self.scores[seat]))
         self._send_home((card,))
         _SET_STACKS(self, replace_at(self.stacks, where, self.stacks[where][1:]))
@@ -674,7 +670,7 @@ class State:
     def _turned_up(self, where: int) -> None:
         """The event for stack ``where`` showing its (new) top card."""
         stack = self.stacks[where]
-        self._emit(CardTurnedUp(where + 1, self.slug(stack[0]) if stack else ""))
+        self._emit(_shared(CardTurnedUp, where + 1, self.slug(stack[0]) if stack else ""))
 
     def _trigger_end(self) -> None:
         if not self.end_triggered:
@@ -690,13 +686,11 @@ class State:
 
     def _end_turn(self, result: TurnResult) -> None:
         seat = self.seat
-        self._emit(TurnEnded(seat, result.outcome.value))
-        r = result
-        done = TurnResult(
-            r.seat, r.turn, r.outcome, r.target, r.count, r.dice, r.limit, r.captured, r.token,
-            self.turn_events,
-        )  # fmt: skip
-        self._put(log=(*self.log, done), pending=None)
+        self._emit(_shared(TurnEnded, seat, result.outcome.value))
+        done = _copy_result(result)  # the result with the turn's events
+        _SET_RESULT_EVENTS(done, self.turn_events)
+        _SET_LOG(self, (*self.log, done))
+        _SET_PENDING(self, None)
         if self.extra > 0:
             self._begin_turn(seat, self.extra - 1, bonus=True)
         elif self.end_triggered and seat == self.variant.players - 1:
@@ -722,16 +716,9 @@ class State:
     ) -> TurnResult:
         """The turn's result; ``count`` and ``limit`` as they were when the attack ended."""
         assert self.target is not None
+        dice = (self.heads, self.rays, self.nukes)
         return TurnResult(
-            seat=self.seat,
-            turn=self.turn,
-            outcome=outcome,
-            target=self.target,
-            count=count,
-            dice=self.dice,
-            limit=limit,
-            captured=captured,
-            token=token,
+            self.seat, self.turn, outcome, self.target, count, dice, limit, captured, token
         )
 
     def _set_token(self, seat: int, card: int, value: int) -> None:
@@ -890,7 +877,7 @@ class _Faces:
     """What the face-up cards of some stacks give: the cards, the targets, the nuke limit
     (asked several times a step, while the stacks rarely change)."""
 
-    __slots__ = ("face_up", "nuke_limit", "targets")
+    __slots__ = ("face_up", "nuke_limit", "targets", "with_ability")
 
     def __init__(self, stacks: tuple[tuple[int, ...], ...], variant: Variant) -> None:
         table = _table(variant.cards)
@@ -899,18 +886,30 @@ class _Faces:
         self.face_up = face_up
         self.targets = tuple([c for c in shown if table.targetable[c]])
         self.nuke_limit = sum([table.nukes[c] for c in shown]) + variant.difficulty.nukes
+        #: the first face-up card with each ability
+        self.with_ability: dict[Ability, int] = {}
+        for c in shown:
+            ability = table.abilities[c]
+            if ability is not None:
+                self.with_ability.setdefault(ability, c)
 
 
-#: the last stacks and variant asked about (kept, so identity is a safe key), and theirs
-_last_faces: tuple[object, object, _Faces | None] = (None, None, None)
+#: the stacks and variants asked about (kept, so identity is a safe key), and theirs, by
+#: the stacks' identity: states share their stacks until a capture, and a search or an
+#: adapter goes back and forth between positions (emptied when it reaches FACES_KEPT)
+_faces_memo: dict[int, tuple[object, object, _Faces]] = {}
+FACES_KEPT: Final = 1 << 12
 
 
 def _faces(state: State) -> _Faces:
-    global _last_faces
-    stacks, variant, faces = _last_faces
-    if faces is None or stacks is not state.stacks or variant is not state.variant:
-        faces = _Faces(state.stacks, state.variant)
-        _last_faces = (state.stacks, state.variant, faces)
+    stacks = state.stacks
+    known = _faces_memo.get(id(stacks))
+    if known is not None and known[0] is stacks and known[1] is state.variant:
+        return known[2]
+    if len(_faces_memo) >= FACES_KEPT:
+        _faces_memo.clear()
+    faces = _Faces(stacks, state.variant)
+    _faces_memo[id(stacks)] = (stacks, state.variant, faces)
     return faces
 
 
@@ -925,9 +924,36 @@ def _slug_index(cards: tuple[Card, ...]) -> dict[str, int]:
     return index
 
 
+# -- events that come back, made once --
+#
+# Events are frozen values: a step hands out the one already made with the same fields
+# instead of building another (a frozen dataclass costs about a microsecond to build, a
+# look-up a fraction of that), for those that recur (a roll's totals, a token placed, a turn
+# ended...). The table is emptied when it reaches KEPT entries.
+
+#: the most events :func:`_shared` keeps
+KEPT: Final = 1 << 14
+_events: dict[tuple[object, ...], Event] = {}
+
+E = TypeVar("E", bound=Event)
+
+
+def _shared(cls: type[E], *values: Any) -> E:
+    """The event ``cls(*values)``, the one made before if it was."""
+    key = (cls, *values)
+    known = _events.get(key)
+    if known is None:
+        if len(_events) >= KEPT:
+            _events.clear()
+        known = _events[key] = cls(*values)
+    return known  # type: ignore[return-value]
+
+
 def replace_at(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
-    """``values`` with the item at ``index`` replaced."""
-    return (*values[:index], value, *values[index + 1 :])
+    """``values`` with the item at ``index`` replaced (through a list: quicker than slices)."""
+    replaced = list(values)
+    replaced[index] = value
+    return tuple(replaced)
 
 
 def _token_on(tokens: Tokens, card: int) -> int:
@@ -949,6 +975,23 @@ _SET_TOKENS: Final = _SETTERS["tokens"]
 _SET_STACKS: Final = _SETTERS["stacks"]
 _SET_END_TRIGGERED: Final = _SETTERS["end_triggered"]
 _SET_NEW_YORK_DUE: Final = _SETTERS["new_york_due"]
+_SET_SEAT: Final = _SETTERS["seat"]
+_SET_EXTRA: Final = _SETTERS["extra"]
+_SET_BONUS: Final = _SETTERS["bonus"]
+_SET_TURN: Final = _SETTERS["turn"]
+_SET_ROUNDS: Final = _SETTERS["rounds"]
+_SET_TARGET: Final = _SETTERS["target"]
+_SET_TO_ROLL: Final = _SETTERS["to_roll"]
+_SET_HEADS: Final = _SETTERS["heads"]
+_SET_RAYS: Final = _SETTERS["rays"]
+_SET_NUKES: Final = _SETTERS["nukes"]
+_SET_ROLLS: Final = _SETTERS["rolls"]
+_SET_SET_FACE: Final = _SETTERS["set_face"]
+_SET_FALLBACK: Final = _SETTERS["fallback"]
+_SET_OWNED: Final = _SETTERS["owned"]
+_SET_REACHED: Final = _SETTERS["reached"]
+_SET_LOG: Final = _SETTERS["log"]
+_SET_PENDING: Final = _SETTERS["pending"]
 #: the turn-in-progress fields and their values at the start of a turn
 _FRESH_TURN: Final = tuple(
     (_SETTERS[f.name], f.default)
@@ -963,3 +1006,10 @@ _FRESH_TURN: Final = tuple(
 
 #: one copy of a state per step, changed in place until it is handed out
 _draft: Final = _DRAFTS.draft
+
+
+#: a copy of a state, every field the same (a step changes it with the setters)
+_copy: Final = _DRAFTS.copy
+_RESULT_DRAFTS: Final = Drafts(TurnResult)
+_copy_result: Final = _RESULT_DRAFTS.copy
+_SET_RESULT_EVENTS: Final = _RESULT_DRAFTS.setters["events"]

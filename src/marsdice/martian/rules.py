@@ -20,8 +20,8 @@ import random
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from fractions import Fraction
-from functools import cache, lru_cache
-from typing import Any, Final
+from functools import cache
+from typing import Any, Final, TypeVar
 
 from marsdice.core.dice import Counts, dice_outcomes, face_weights, parse_roll, roll_dice, roll_text
 from marsdice.core.drafts import Drafts
@@ -180,6 +180,8 @@ class Continue:
 
 STOP: Final = Stop()
 CONTINUE: Final = Continue()
+#: the faces a player can take (by value: a face is an int)
+_TAKEN: Final = frozenset(range(1, 5))
 #: the choice after a take (one tuple, handed out every time)
 _DECISIONS: Final = (STOP, CONTINUE)
 Action = Roll | Take | Stop | Continue
@@ -372,25 +374,32 @@ class State:
         events: list[Event] = []
         phase = self.phase
         if phase is _ROLL and isinstance(action, Roll):
-            self._check_roll(action)
-            after = _draft(self)
-            after._after_roll(action.counts, events)
+            counts = action.counts
+            # the checks of _check_roll, with builtins (the engine's busiest step)
+            if len(counts) != 5 or min(counts) < 0 or sum(counts) != self.dice_left:
+                raise self._illegal(action, f"the roll must show exactly {self.dice_left} dice")
+            after = _copy(self)
+            after._after_roll(counts, events)
         elif phase is _ROLLOFF and isinstance(action, Roll):
             self._check_roll(action)
-            after = _draft(self)
+            after = _copy(self)
             after._after_rolloff(action, events)
         elif phase is _CHOOSE and isinstance(action, Take):
-            assert self.rolled is not None
-            if action not in _takes(self.rolled, self.set_aside):
-                raise self._illegal(action, self._why_not(action.face))
-            after = _draft(self)
+            rolled = self.rolled
+            assert rolled is not None
+            face = action.face
+            # allowed_faces, for the one face taken: a ray always, an Earthling once a turn
+            if face not in _TAKEN or not rolled[face] or (face != 1 and self.set_aside[face]):
+                raise self._illegal(action, self._why_not(face))
+            after = _copy(self)
             after._after_take(action.face, events)
         elif phase is _DECIDE and isinstance(action, Stop):
-            after = _draft(self)
+            after = _copy(self)
             after._end_turn(TurnEnd.STOPPED, events)
         elif phase is _DECIDE and isinstance(action, Continue):
-            events.append(Continued(self.seat, self.dice_left))
-            after = _draft(self, phase=_ROLL)
+            events.append(_continued(self.seat, self.dice_left))
+            after = _copy(self)
+            _SET_PHASE(after, _ROLL)
         elif isinstance(action, Roll | Take | Stop | Continue):
             raise self._illegal(action, f"it is not a move of the {phase.value} phase")
         else:
@@ -425,12 +434,12 @@ class State:
 
     # -- transitions (each appends what it did to ``events``) --
     #
-    # A step copies the state once (:func:`_draft`) and these change that private copy in
+    # A step copies the state once (:func:`_copy`) and these change that private copy in
     # place before :meth:`apply` hands it out (a frozen copy per change cost most of the
     # engine's time). Each reads what it needs before it changes a field.
 
     def _put(self, **changes: Any) -> None:
-        """Set fields of a draft (see :func:`_draft`); never of a state handed out."""
+        """Set fields of a draft (see :func:`_copy`); never of a state handed out."""
         for name, value in changes.items():
             _SETTERS[name](self, value)
 
@@ -444,21 +453,28 @@ class State:
             raise self._illegal(roll, f"the roll must show exactly {expected} dice")
 
     def _after_roll(self, rolled: Counts, events: list[Event]) -> None:
-        tanks = rolled[Face.TANK]
-        events.append(Rolled(self.seat, rolled, tanks, first=self.set_aside == NO_DICE))
-        set_aside = _bump(self.set_aside, Face.TANK, tanks)
-        if not allowed_faces(rolled, set_aside):
-            self._put(set_aside=set_aside, rolled=None, phase=_CHOOSE)
+        # the fields set one by one, not through _put: this runs at every roll
+        tanks = rolled[0]
+        aside = self.set_aside
+        events.append(_rolled(self.seat, rolled, tanks, aside == NO_DICE))
+        set_aside = (aside[0] + tanks, *aside[1:])
+        _SET_SET_ASIDE(self, set_aside)
+        _SET_PHASE(self, _CHOOSE)
+        if not _takes(rolled, set_aside):  # the same faces as allowed_faces, kept
+            _SET_ROLLED(self, None)
             self._end_turn(TurnEnd.NO_CHOICE, events)
         else:
-            self._put(set_aside=set_aside, rolled=rolled, phase=_CHOOSE)
+            _SET_ROLLED(self, rolled)
 
     def _after_take(self, face: Face, events: list[Event]) -> None:
-        assert self.rolled is not None
-        count = self.rolled[face]
-        events.append(Took(self.seat, face, count))
-        self._put(set_aside=_bump(self.set_aside, face, count), rolled=None)
-        if self.dice_left == 0:
+        rolled = self.rolled
+        assert rolled is not None
+        count = rolled[face]
+        events.append(_took(self.seat, face, count))
+        set_aside = _bump(self.set_aside, face, count)
+        _SET_SET_ASIDE(self, set_aside)
+        _SET_ROLLED(self, None)
+        if self.variant.dice == sum(set_aside):
             self._end_turn(TurnEnd.NO_DICE, events)
         else:
             _SET_PHASE(self, _DECIDE)
@@ -467,19 +483,21 @@ class State:
         seat = self.seat
         variant = self.variant
         aside = self.set_aside
-        score = score_turn(aside)
-        scores = _bump(self.scores, seat, score)
         tanks_won = aside[Face.TANK] > aside[Face.RAY]
         bonus = not tanks_won and all(aside[face] for face in EARTHLINGS)
+        score = score_turn(aside)
+        scores = _bump(self.scores, seat, score)
         events.append(TurnScored(seat, aside, score, reason, scores[seat], tanks_won, bonus))
-        self._put(
-            scores=scores,
-            turns=_bump(self.turns, seat, 1),
-            last_turn=TurnResult(seat, aside, score, reason),
-            set_aside=NO_DICE,
-            rolled=None,
-            phase=_ROLL,
-        )
+        _SET_SCORES(self, scores)
+        _SET_TURNS(self, _bump(self.turns, seat, 1))
+        key = (seat, aside, reason)
+        result = _RESULTS.get(key)
+        if result is None:
+            result = _RESULTS[key] = _keep(_RESULTS, TurnResult(seat, aside, score, reason))
+        _SET_LAST_TURN(self, result)
+        _SET_SET_ASIDE(self, NO_DICE)
+        _SET_ROLLED(self, None)
+        _SET_PHASE(self, _ROLL)
         reached = scores[seat] >= variant.target
         if variant.solo:
             if reached:
@@ -494,7 +512,8 @@ class State:
         if triggered and seat == last:
             self._finish(events)
         else:
-            self._put(seat=(seat + 1) % variant.players, end_triggered=triggered)
+            _SET_SEAT(self, (seat + 1) % variant.players)
+            _SET_END_TRIGGERED(self, triggered)
 
     def _finish(self, events: list[Event]) -> None:
         best = max(self.scores)
@@ -599,17 +618,23 @@ def new_game(variant: Variant | None = None) -> State:
     return State(variant=variant, scores=zeros, turns=zeros)
 
 
-@lru_cache(maxsize=1 << 14)
 def _takes(rolled: Counts, set_aside: Counts) -> tuple[Take, ...]:
-    """The takes allowed from a roll (asked twice a step: for the choice and to check it),
-    one tuple per set of faces: the same tuple is handed out again, so that callers that
-    encode it can keep the encoding by its identity."""
-    return _takes_of(allowed_faces(rolled, set_aside))
+    """The takes allowed from a roll (:func:`allowed_faces` as a mask of the four faces
+    that can be taken), one tuple per set of faces: the same tuple is handed out again,
+    so that callers that encode it can keep the encoding by its identity."""
+    return _TAKES[
+        (8 if rolled[1] else 0)
+        | (4 if rolled[2] and not set_aside[2] else 0)
+        | (2 if rolled[3] and not set_aside[3] else 0)
+        | (1 if rolled[4] and not set_aside[4] else 0)
+    ]
 
 
-@cache
-def _takes_of(faces: tuple[Face, ...]) -> tuple[Take, ...]:
-    return tuple(Take(face) for face in faces)
+#: the takes allowed by each mask of :func:`_takes` (rays 8, humans 4, cows 2, chickens 1)
+_TAKES: Final = tuple(
+    tuple(Take(face) for bit, face in zip((8, 4, 2, 1), FACES[1:], strict=True) if mask & bit)
+    for mask in range(16)
+)
 
 
 @cache
@@ -617,8 +642,59 @@ def _outcomes(n: int) -> tuple[tuple[Roll, Fraction], ...]:
     return tuple((Roll(counts), p) for counts, p in dice_outcomes(n, FACE_PROBABILITIES))
 
 
+# -- the values a step makes, shared: equal events are made once --
+#
+# Events and turn results are frozen values; a step hands out the one already made with the
+# same fields instead of building another (a frozen dataclass costs a microsecond to build,
+# a look-up a tenth of that), for those that come back often (a turn's score, with the
+# total in it, seldom does). Each table is emptied when it reaches KEPT entries.
+
+#: the most values each table keeps
+KEPT: Final = 1 << 14
+_ROLLED: Final[dict[tuple[int, Counts, bool], Rolled]] = {}
+_TOOK: Final[dict[int, Took]] = {}
+_CONTINUED: Final[dict[int, Continued]] = {}
+_RESULTS: Final[dict[tuple[int, Counts, TurnEnd], TurnResult]] = {}
+
+_V = TypeVar("_V")
+
+
+def _keep(table: dict[Any, _V], value: _V) -> _V:
+    """``value``, with ``table`` emptied first if full (the caller stores it)."""
+    if len(table) >= KEPT:
+        table.clear()
+    return value
+
+
+def _rolled(seat: int, counts: Counts, tanks: int, first: bool) -> Rolled:
+    key = (seat, counts, first)
+    known = _ROLLED.get(key)
+    if known is None:
+        known = _ROLLED[key] = _keep(_ROLLED, Rolled(seat, counts, tanks, first))
+    return known
+
+
+def _took(seat: int, face: Face, count: int) -> Took:
+    key = (seat * 8 + face) * 64 + count
+    known = _TOOK.get(key)
+    if known is None:
+        known = _TOOK[key] = _keep(_TOOK, Took(seat, face, count))
+    return known
+
+
+def _continued(seat: int, dice: int) -> Continued:
+    key = seat * 64 + dice
+    known = _CONTINUED.get(key)
+    if known is None:
+        known = _CONTINUED[key] = _keep(_CONTINUED, Continued(seat, dice))
+    return known
+
+
 def _bump(values: tuple[int, ...], index: int, by: int) -> tuple[int, ...]:
-    return (*values[:index], values[index] + by, *values[index + 1 :])
+    """``values`` with ``by`` added at ``index`` (through a list: quicker than slices)."""
+    bumped = list(values)
+    bumped[index] += by
+    return tuple(bumped)
 
 
 # -- drafts: one copy per step, changed in place before anyone sees it --
@@ -628,7 +704,18 @@ _FIELDS: Final = tuple(f.name for f in fields(State))
 _SETTERS: Final = _DRAFTS.setters
 _SET_EVENTS: Final = _SETTERS["events"]
 _SET_PHASE: Final = _SETTERS["phase"]
+_SET_SET_ASIDE: Final = _SETTERS["set_aside"]
+_SET_ROLLED: Final = _SETTERS["rolled"]
+_SET_SCORES: Final = _SETTERS["scores"]
+_SET_TURNS: Final = _SETTERS["turns"]
+_SET_LAST_TURN: Final = _SETTERS["last_turn"]
+_SET_SEAT: Final = _SETTERS["seat"]
+_SET_END_TRIGGERED: Final = _SETTERS["end_triggered"]
 
 
 #: one copy of a state per step, changed in place until it is handed out
 _draft: Final = _DRAFTS.draft
+
+
+#: a copy of a state, every field the same (a step changes it with the setters above)
+_copy: Final = _DRAFTS.copy
