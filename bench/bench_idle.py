@@ -12,6 +12,10 @@ over REST, the first roll made, then nobody acts), measured three ways:
 Run: .venv/bin/python bench/bench_idle.py [--tables 2000] [--connections 2] [--seconds 30]
      [--no-deflate] [--serve-arg ARG ...] [--json FILE]   (figures: docs/deploy.md#capacity)
 
+The clients offer permessage-deflate (``--no-deflate``: they do not); what the server agrees
+to is its ``--ws-deflate`` (``--serve-arg=--ws-deflate --serve-arg=context`` for the window
+kept between messages, which costs about 20 KB a connection).
+
 Redis is ``$MARSDICE_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/0``), PostgreSQL
 ``$MARSDICE_TEST_DATABASE_URL`` as for ``bench_server.py``. The server runs with
 ``--absence-timeout 0`` so that the unconnected phase stays idle (no stand-in starts to play);

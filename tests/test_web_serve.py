@@ -19,7 +19,12 @@ from marsdice.cli import serve
 from marsdice.cli.main import main
 from marsdice.storage.db import Database
 from marsdice.web.live import load_live
-from marsdice.web.transport import WINDOW_BITS, SmallWindowProtocol
+from marsdice.web.transport import (
+    MESSAGE_WINDOW_BITS,
+    WINDOW_BITS,
+    LeanProtocol,
+    protocol_class,
+)
 from serverproc import Server, play, receive
 
 
@@ -82,6 +87,7 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         solve_per_client=None,
         max_solve=None,
         ws_ping=30.0,
+        ws_deflate="message",
     )
     thresholds = gc.get_threshold()
     try:
@@ -94,10 +100,13 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert (hub.absence_timeout, hub.stand_in) == (None, "random")  # 0: never
     assert (seen["host"], seen["port"], seen["log_level"]) == ("127.0.0.1", 8123, "warning")
     assert seen["ws_max_size"] == serve.WS_MAX_BYTES
-    assert seen["ws"] is SmallWindowProtocol
+    assert seen["ws"] is LeanProtocol and seen["ws_per_message_deflate"]
     assert (seen["ws_ping_interval"], seen["ws_ping_timeout"]) == (30.0, 20.0)
     args.ws_ping = 0.0  # no pings
     assert serve.run(args) == 0 and seen["ws_ping_interval"] is None
+    args.ws_deflate = "off"
+    assert serve.run(args) == 0 and not seen["ws_per_message_deflate"]
+    assert seen["ws"] is protocol_class("off") and seen["ws"].deflate == "off"
     assert seen["app"].state.db.url.endswith("x.sqlite3")
 
 
@@ -189,17 +198,45 @@ def test_an_unusable_redis_is_one_line_before_the_server_starts(
     assert err.count("\n") == 1 and "cannot use Redis at" in err and reason in err, err
 
 
-def test_websockets_compress_with_a_small_window(db: Database, tmp_path: Path) -> None:
-    """permessage-deflate is negotiated with a 1 KiB window both ways (a connection's
-    compressor then holds a few KB, not 49), and play works compressed."""
-    server = Server(db.url, tmp_path)
+@pytest.mark.parametrize(
+    ("options", "agreed"),
+    [
+        (
+            (),
+            [
+                "permessage-deflate",
+                "server_no_context_takeover",
+                "client_no_context_takeover",
+                f"server_max_window_bits={MESSAGE_WINDOW_BITS}",
+                f"client_max_window_bits={WINDOW_BITS}",
+            ],
+        ),
+        (
+            ("--ws-deflate", "context"),
+            [
+                "permessage-deflate",
+                f"server_max_window_bits={WINDOW_BITS}",
+                f"client_max_window_bits={WINDOW_BITS}",
+            ],
+        ),
+        (("--ws-deflate", "off"), []),
+    ],
+)
+def test_websockets_compress_as_asked(
+    db: Database, tmp_path: Path, options: tuple[str, ...], agreed: list[str]
+) -> None:
+    """permessage-deflate is negotiated per message by default (nothing kept between
+    messages, so an idle connection holds no compressor), with a 1 KiB window kept both ways
+    on request, or not at all; play works in each."""
+    server = Server(db.url, tmp_path, *options)
     try:
         with connect(server.ws(two_seat_table(server))) as ws:
-            agreed = ws.response.headers["Sec-WebSocket-Extensions"] if ws.response else ""
+            header = ws.response.headers.get("Sec-WebSocket-Extensions", "") if ws.response else ""
             ws.send(json.dumps({"type": "hello", "token": None, "protocol": 3}))
             assert receive(ws)["type"] == "state"
+            ws.send(json.dumps({"type": "ping"}))
+            assert receive(ws)["type"] == "pong"  # a second message each way
     finally:
         server.kill()
-    assert agreed.startswith("permessage-deflate")
-    assert f"server_max_window_bits={WINDOW_BITS}" in agreed
-    assert f"client_max_window_bits={WINDOW_BITS}" in agreed
+    parameters = [part.strip() for part in header.split(";")] if header else []
+    assert parameters == agreed

@@ -12,6 +12,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Final
 
 from fastapi import FastAPI
+from starlette.types import Receive, Scope, Send
 
 from marsdice.core.errors import MarsDiceError
 from marsdice.storage import tables
@@ -92,7 +93,7 @@ def create_app(
     def lifespan(_app: FastAPI) -> AbstractAsyncContextManager[None]:
         return _serving(db, cluster, hub, claim, redis_url, announce)
 
-    app = FastAPI(title="marsdice", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = _App(title="marsdice", lifespan=lifespan, docs_url=None, redoc_url=None)
     deps.install(
         app,
         db=db,
@@ -108,8 +109,20 @@ def create_app(
     app.include_router(ops.router)
     app.include_router(lobby.router)
     add_pages(app)
-    app.include_router(play.router)
     return app
+
+
+class _App(FastAPI):
+    """FastAPI with the play WebSocket served before the middleware and the router
+    (:mod:`marsdice.web.routes.play`: what each layer would keep per connection)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        table_id = play.play_table(scope)
+        if table_id is None:
+            await super().__call__(scope, receive, send)
+            return
+        scope["app"] = self
+        await play.play_socket(scope, receive, send, table_id)
 
 
 @asynccontextmanager

@@ -1,6 +1,13 @@
 """The play WebSocket (``docs/protocol.md``): one connection per viewer, its origin checked,
 its messages rate-limited, parsed and handed to the hub; every failure answered with an
-``error`` message to that connection alone."""
+``error`` message to that connection alone.
+
+:func:`play_socket` is a plain ASGI application that ``create_app``'s application calls
+before any middleware or router: a connection lives for hours, and each layer of the stack
+(Starlette's and FastAPI's middleware, the router, the dependencies' exit stacks) would keep
+a frame and its objects in the connection's task all that time, about 13 KB a connection
+(``docs/deploy.md``, idle tables). None of those layers does anything for a WebSocket that
+this route does not do itself (it answers every failure)."""
 
 from __future__ import annotations
 
@@ -13,13 +20,15 @@ from collections.abc import Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
+from starlette.routing import compile_path
+from starlette.types import Receive, Scope, Send
 
 from marsdice.storage import tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import NotFoundError
-from marsdice.web.deps import NO_SUCH_TABLE, DatabaseDep, HubDep, PlayLimitsDep, is_table_id
+from marsdice.web.deps import NO_SUCH_TABLE, PlayLimits, is_table_id
 from marsdice.web.hub import Client, Hub, ProtocolError
 from marsdice.web.schemas import (
     CLIENT_MESSAGE,
@@ -35,12 +44,38 @@ log: Final = logging.getLogger("marsdice.web")
 #: messages dropped for the rate limit in a row before the connection is closed (code 1008)
 FLOOD_LIMIT: Final = 100
 
-router: Final = APIRouter()
+#: the play WebSocket's path, matched as Starlette's router would match it (the id is any
+#: one segment; :func:`play` tells a table's from others)
+PLAY_PATH: Final = compile_path("/ws/tables/{table_id}")[0]
 
 
-@router.websocket("/ws/tables/{table_id}")
+def play_table(scope: Scope) -> str | None:
+    """The table id of a play WebSocket's scope; None for any other scope."""
+    if scope["type"] != "websocket":
+        return None
+    found = PLAY_PATH.match(_route_path(scope))
+    return None if found is None else found.group("table_id")
+
+
+def _route_path(scope: Scope) -> str:
+    """The path the router matches: the scope's path below its ``root_path`` (ASGI: the
+    prefix a proxy mounts the application under), as Starlette's router reads it."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and (path == root or path[len(root)] == "/"):
+        return path[len(root) :]
+    return path
+
+
+async def play_socket(scope: Scope, receive: Receive, send: Send, table_id: str) -> None:
+    """The play WebSocket as an ASGI application (``scope["app"]`` is the application,
+    whose ``state`` holds the process's objects: ``deps.install``)."""
+    state = scope["app"].state
+    await play(WebSocket(scope, receive, send), table_id, state.db, state.hub, state.play_limits)
+
+
 async def play(
-    websocket: WebSocket, table_id: str, db: DatabaseDep, hub: HubDep, limits: PlayLimitsDep
+    websocket: WebSocket, table_id: str, db: Database, hub: Hub, limits: PlayLimits
 ) -> None:
     origin = websocket.headers.get("origin")
     if not _origin_allowed(origin, websocket.headers.get("host"), limits.allowed_origins):
@@ -48,6 +83,10 @@ async def play(
         await websocket.close(code=4403)
         return
     await websocket.accept()
+    # nothing reads the handshake's headers past the origin check: emptied rather than kept
+    # for the connection's life (about a kilobyte; Starlette's ``headers`` is this list too)
+    if isinstance(headers := websocket.scope.get("headers"), list):
+        headers.clear()
     try:
         if not is_table_id(table_id):  # checked before any database call (docs/protocol.md)
             raise NotFoundError(NO_SUCH_TABLE)
