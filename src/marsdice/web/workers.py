@@ -372,10 +372,11 @@ class SolvePool:
 
 
 def _start_forkserver() -> None:
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    """Start the workers' forkserver now (blocking: run in a thread), with :func:`_context`'s
+    preload."""
+    if _context().get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
-        multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
         forkserver.ensure_running()
 
 
