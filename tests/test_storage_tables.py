@@ -91,7 +91,7 @@ def test_migrations_run_twice_and_sqlite_uses_wal(db: Database) -> None:
     db.migrate()
     with db.engine.connect() as connection:
         revision = connection.execute(text("select version_num from alembic_version")).scalar()
-        assert revision == "0003"
+        assert revision == "0004"
         if db.dialect == "sqlite":
             assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
 
@@ -256,6 +256,8 @@ STORED_SEATS: list[dict[str, Any]] = [
     {"kind": "human", "name": "Ann", "token_hash": "ab" * 32, "seed": None, "away": False},
     {"kind": "human", "name": None, "token_hash": None, "seed": None, "away": False},
     {"kind": "bot", "bot": "random", "name": "random"},
+    # revision 0004: a signed-in player's seat names the account
+    {"kind": "human", "name": "Ann", "token_hash": "ab" * 32, "seed": None, "user_id": 7},
 ]
 
 
@@ -269,6 +271,7 @@ def public_before(index: int, seat: dict[str, Any]) -> dict[str, Any]:
         "taken": seat["kind"] == "bot" or seat.get("token_hash") is not None,
         "seeded": bool(seat.get("seed")),
         "away": bool(seat.get("away")),
+        "account": seat.get("user_id") is not None,
     }
 
 

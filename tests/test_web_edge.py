@@ -42,6 +42,9 @@ ID_ROUTES = [
     ("GET", "/api/tables/{}/review", None),
     ("POST", "/api/tables/{}/join", {"seat": 0, "name": "Ann"}),
     ("POST", "/api/tables/{}/leave", {"token": "x"}),
+    ("GET", "/api/tables/{}/chat", None),
+    ("POST", "/api/tables/{}/chat", {"text": "hi", "token": "x"}),
+    ("POST", "/api/tables/{}/rematch", {"token": "x"}),
 ]
 
 

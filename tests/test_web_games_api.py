@@ -108,7 +108,7 @@ def test_games_serve_what_each_game_declares(served: dict[str, dict[str, Any]], 
     }
     assert entry["defaults"] == {
         "variant": game.variant_to_params(game.default_variant(2)),
-        "options": {"hints": False, "fool_check": True},
+        "options": {"hints": False, "fool_check": True, "spectator_chat": True},
     }
     assert entry["schema"] == {
         "variant": game.variant_schema(),

@@ -148,20 +148,20 @@ def test_the_lobby_address_is_printed_at_start(
 
 def test_options_are_stored_and_shown_with_every_table(client: TestClient) -> None:
     plain = create(client, {"game": "martian", "seats": [HUMAN, HUMAN]})
-    assert plain["options"] == {"hints": False, "fool_check": True}
+    assert plain["options"] == {"hints": False, "fool_check": True, "spectator_chat": True}
     hinted = create(
         client,
         {"game": "martian", "seats": [HUMAN, HUMAN], "options": {"hints": True}},
     )
-    assert hinted["options"] == {"hints": True, "fool_check": True}
+    assert hinted["options"] == {"hints": True, "fool_check": True, "spectator_chat": True}
     bare = create(
         client,
         {"game": "attacks", "seats": [HUMAN, BOT], "options": {"fool_check": False}},
     )
-    assert bare["options"] == {"hints": False, "fool_check": False}
+    assert bare["options"] == {"hints": False, "fool_check": False, "spectator_chat": True}
     assert client.get(f"/api/tables/{hinted['id']}").json()["options"]["hints"] is True
     listed = {table["id"]: table["options"] for table in client.get("/api/tables").json()["tables"]}
-    assert listed[bare["id"]] == {"hints": False, "fool_check": False}
+    assert listed[bare["id"]] == {"hints": False, "fool_check": False, "spectator_chat": True}
     joined = client.post(f"/api/tables/{hinted['id']}/join", json={"seat": 0, "name": "Ann"})
     assert joined.json()["table"]["options"]["hints"] is True
 
@@ -220,8 +220,8 @@ def test_a_table_from_before_the_options_reads_as_the_defaults(db: Database) -> 
         )
     db.migrate()
     table = tables.get_table(db, "oldtable")
-    assert table.options == {"hints": False, "fool_check": True}
-    assert table.public()["options"] == {"hints": False, "fool_check": True}
+    assert table.options == {"hints": False, "fool_check": True, "spectator_chat": True}
+    assert table.public()["options"] == {"hints": False, "fool_check": True, "spectator_chat": True}
 
 
 # --- after the end: replay, verify, review ----------------------------------------------------

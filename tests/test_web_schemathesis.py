@@ -23,10 +23,15 @@ EXAMPLES = 10
 #: (each game has its own list) and its variant's settings, so a schema-valid new table may
 #: be refused with 400 (an unknown bot for that game) or 422 (``bad_variant``)
 CONFIG = """
+# (an entry's filters are alternatives: this one is every POST; the refusals above, plus a
+# sign-in, password change, chat message or rematch without the right credentials (401,
+# 403: a seat's token or an account), a rematch before the end (409), and a sign-in or a
+# chat writer limited (429))
 [[operations]]
-include-path = "/api/tables"
 include-method = "POST"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "403", "404", "409", "422"]
+checks.positive_data_acceptance.expected-statuses = [
+    "2xx", "400", "401", "403", "404", "409", "422", "429",
+]
 """
 
 

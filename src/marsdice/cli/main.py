@@ -46,6 +46,7 @@ COMMANDS: Final = {
     "verify": "marsdice.cli.verify",
     "serve": "marsdice.cli.serve",
     "connect": "marsdice.cli.connect",
+    "accounts": "marsdice.cli.accounts",
 }
 
 _HELP: Final = {
@@ -57,6 +58,7 @@ _HELP: Final = {
     "verify": "check a fair game's record: every roll and the deal against the revealed seed",
     "serve": "run the online server: a lobby and WebSocket play (docs/server.md)",
     "connect": "play (or watch) at a table of an online server, in person or with a bot",
+    "accounts": "a server's accounts: create, reset a password, disable, sign-up on or off",
 }
 
 _EPILOG: Final = (

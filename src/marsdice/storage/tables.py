@@ -41,7 +41,11 @@ FINISHED: Final = "finished"
 MAX_NAME: Final = 40
 #: a table's options and their defaults: ``hints`` shows everyone the advice for the player
 #: to act; ``fool_check`` warns the mover (only) of a blunder before it is sent
-DEFAULT_OPTIONS: Final[Mapping[str, bool]] = {"hints": False, "fool_check": True}
+DEFAULT_OPTIONS: Final[Mapping[str, bool]] = {
+    "hints": False,
+    "fool_check": True,
+    "spectator_chat": True,
+}
 
 
 class StorageError(MarsDiceError):
@@ -101,6 +105,8 @@ class Seat:
     token_hash: str | None = None
     seed: str | None = None
     away: bool = False
+    #: the account a signed-in player joined with (None: a guest, or a bot's seat)
+    user_id: int | None = None
     #: whether the stored object names ``away`` at all (a seat never marked has no key)
     away_stored: bool = field(default=False, repr=False, compare=False)
 
@@ -126,6 +132,7 @@ class Seat:
             token_hash=_text(row.get("token_hash")),
             seed=_text(row.get("seed")),
             away=bool(row.get("away")),
+            user_id=row["user_id"] if isinstance(row.get("user_id"), int) else None,
             away_stored="away" in row,
         )
 
@@ -143,6 +150,8 @@ class Seat:
             }
         if self.away_stored or self.away:
             row["away"] = self.away
+        if self.user_id is not None:
+            row["user_id"] = self.user_id
         return row
 
     @property
@@ -160,12 +169,14 @@ class Seat:
         """The server moves for this seat: a bot's, or a person's while they are away."""
         return self.kind == "bot" or self.away
 
-    def taken_by(self, name: str, token_hash: str, seed: str | None) -> Seat:
-        return replace(self, name=name, token_hash=token_hash, seed=seed)
+    def taken_by(
+        self, name: str, token_hash: str, seed: str | None, user_id: int | None = None
+    ) -> Seat:
+        return replace(self, name=name, token_hash=token_hash, seed=seed, user_id=user_id)
 
     def vacated(self) -> Seat:
         """Given back before the start: empty again."""
-        return replace(self, name=None, token_hash=None, seed=None)
+        return replace(self, name=None, token_hash=None, seed=None, user_id=None)
 
     def marked(self, *, away: bool) -> Seat:
         return replace(self, away=away, away_stored=True)
@@ -180,6 +191,7 @@ class Seat:
             "taken": self.taken,
             "seeded": bool(self.seed),
             "away": self.away,
+            "account": self.user_id is not None,
         }
 
 
@@ -206,6 +218,9 @@ class TableData:
     options: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
     #: how many steps are stored (the version the next step is played on)
     version: int = 0
+    #: the finished table this one plays again, and the table that plays this one again
+    rematch_of: str | None = None
+    rematch: str | None = None
 
     @classmethod
     def of(cls, row: Any) -> TableData:
@@ -226,6 +241,8 @@ class TableData:
             updated_at=_utc(row.updated_at),
             options=table_options(row.options),
             version=row.version,
+            rematch_of=getattr(row, "rematch_of", None),
+            rematch=getattr(row, "rematch", None),
         )
 
     @property
@@ -265,6 +282,10 @@ class TableData:
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }
+        if self.rematch_of is not None:
+            out["rematch_of"] = self.rematch_of
+        if self.rematch is not None:
+            out["rematch"] = self.rematch
         if self.status == FINISHED:
             out["server_seed"] = self.server_seed.hex()
             out["player_seeds"] = list[JSON](self.player_seeds)
@@ -333,6 +354,18 @@ def create_table(
 ) -> TableData:
     """A new table; ValueError (VariantError: the field first) for bad settings, seats or
     options. A table of bots only starts at once."""
+    row = _new_table_row(game_name, params, seats, options)
+    with db.writing() as connection:
+        connection.execute(insert(TABLES), row)
+    return TableData.of(SimpleNamespace(**row))
+
+
+def _new_table_row(
+    game_name: str,
+    params: Mapping[str, JSON],
+    seats: Sequence[SeatSpec],
+    options: Mapping[str, bool] | None,
+) -> dict[str, Any]:
     unknown = sorted(set(options or {}) - set(DEFAULT_OPTIONS))
     if unknown:
         raise VariantError(
@@ -372,12 +405,28 @@ def create_table(
         "created_at": now,
         "updated_at": now,
         "version": 0,
+        "rematch_of": None,
+        "rematch": None,
     }
     if all(seat.kind == "bot" for seat in made):
         row.update(_started(row["game"], row["variant"], row["server_seed"], made))
+    return row
+
+
+def rematch_table(db: Database, table_id: str, seats: Sequence[SeatSpec]) -> TableData:
+    """The finished table's rematch: made by the first caller (the same game, settings,
+    options and seats, the bots seated), the same table for every caller after."""
     with db.writing() as connection:
-        connection.execute(insert(TABLES), row)
-    return TableData.of(SimpleNamespace(**row))
+        row = _table_row(connection, table_id, lock=True)
+        if row.status != FINISHED:
+            raise NotFinishedError(f"table {table_id} has not finished: a rematch comes at the end")
+        if row.rematch is not None:
+            return TableData.of(_table_row(connection, row.rematch))
+        new = _new_table_row(row.game, row.variant, seats, row.options)
+        new["rematch_of"] = table_id
+        connection.execute(insert(TABLES), new)
+        connection.execute(update(TABLES).where(TABLES.c.id == table_id).values(rematch=new["id"]))
+    return TableData.of(SimpleNamespace(**new))
 
 
 def get_table(db: Database, table_id: str) -> TableData:
@@ -404,10 +453,16 @@ def _table_row(connection: Connection, table_id: str, *, lock: bool = False) -> 
 
 
 def join(
-    db: Database, table_id: str, seat: int, name: str, player_seed: str | None = None
+    db: Database,
+    table_id: str,
+    seat: int,
+    name: str,
+    player_seed: str | None = None,
+    user_id: int | None = None,
 ) -> tuple[TableData, str]:
     """Take an empty human seat: returns the table and the seat's secret token (stored only
-    as its hash). The game starts when the last human seat is taken."""
+    as its hash). The game starts when the last human seat is taken. A signed-in player's
+    seat is bound to their account (``user_id``), which holds one seat of a table at most."""
     from marsdice.fair import normalise_player_seed
 
     name = " ".join(name.split())
@@ -424,7 +479,9 @@ def join(
         seats = _seats(row)
         if not seats[seat].vacant:
             raise StorageError(f"seat {seat} is taken")
-        seats[seat] = seats[seat].taken_by(name, token_hash(token), seed)
+        if user_id is not None and any(s.user_id == user_id for s in seats):
+            raise StorageError("you hold a seat at this table already")
+        seats[seat] = seats[seat].taken_by(name, token_hash(token), seed, user_id)
         changes = _seat_changes(seats)
         if all(s.taken for s in seats):
             changes.update(_started(row.game, row.variant, row.server_seed, seats))

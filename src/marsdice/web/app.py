@@ -15,15 +15,16 @@ from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
 from marsdice.core.errors import MarsDiceError
-from marsdice.storage import tables
+from marsdice.storage import results, tables
 from marsdice.storage.db import Database, ServerClaim
 from marsdice.web import deps
 from marsdice.web.cluster import Cluster, RedisCluster
 from marsdice.web.errors import BodyLimit, install_error_handlers
+from marsdice.web.guard import SameOrigin
 from marsdice.web.hub import Hub
 from marsdice.web.metrics import Metrics
 from marsdice.web.pages import add_pages, announce_lobby
-from marsdice.web.routes import lobby, ops, play
+from marsdice.web.routes import accounts, community, lobby, ops, play
 from marsdice.web.workers import SolvePool
 
 log: Final = logging.getLogger("marsdice.web")
@@ -106,8 +107,12 @@ def create_app(
     )
     install_error_handlers(app)
     app.add_middleware(BodyLimit)  # a body over schemas.MAX_BODY_BYTES is never read
+    # (added last, so first to run: a cross-site request is refused before its body is read)
+    app.add_middleware(SameOrigin, allowed_origins=allowed_origins)
     app.include_router(ops.router)
     app.include_router(lobby.router)
+    app.include_router(accounts.router)
+    app.include_router(community.router)
     add_pages(app)
     return app
 
@@ -144,6 +149,9 @@ async def _serving(
         await cluster.start(hub, hub.local_seats)
         await hub.pool.start()
         await hub.resume_all()
+        recorded = await asyncio.to_thread(results.record_all, db)  # (a stop before a result)
+        if recorded:
+            log.info("stored the results of %d finished tables", recorded)
         log.info(
             "serving tables from a %s database%s",
             db.dialect,

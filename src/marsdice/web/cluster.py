@@ -43,12 +43,13 @@ log: Final = logging.getLogger("marsdice.web")
 REDIS_ENV: Final = "MARSDICE_REDIS_URL"
 
 #: what a process tells the others: ``step`` (a step stored), ``table`` (seats changed),
-#: ``left`` (the last connection of a seat here closed), ``released`` (a lease given back)
-Published = Literal["step", "table", "left", "released"]
+#: ``left`` (the last connection of a seat here closed), ``released`` (a lease given back),
+#: ``chat`` (a chat message stored)
+Published = Literal["step", "table", "left", "released", "chat"]
 PUBLISHED: Final[frozenset[str]] = frozenset(get_args(Published))
 #: what the hub hears: another process's news (``released`` only wakes the sweep, it never
 #: reaches the hub), or ``adopted``: this process took a table's lease over
-NewsKind = Literal["step", "table", "left", "adopted"]
+NewsKind = Literal["step", "table", "left", "adopted", "chat"]
 
 
 def _published(kind: object) -> TypeGuard[Published]:

@@ -22,7 +22,9 @@ from starlette.exceptions import HTTPException
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from marsdice.accounts import BadPassword, BadUserName
 from marsdice.core.errors import VariantError
+from marsdice.storage.accounts import BadCredentials, SignUpClosed, TooManyAttempts
 from marsdice.storage.tables import BadTokenError, NotFoundError, StorageError
 from marsdice.web.schemas import MAX_BODY_BYTES, ErrorBody
 
@@ -34,12 +36,16 @@ _FIELD: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)")
 MEANINGS: Final = {
     400: "bad_request: an unknown game or bot, or a body that is not JSON (not UTF-8, or "
     "nested too deep)",
-    403: "bad_token: the token holds no seat at this table",
+    401: "bad_credentials: that name and password do not sign in (or nobody is signed in)",
+    403: "bad_token: the token holds no seat at this table; cross_site: a request from "
+    "another site's page; signup_closed; muted (a spectator at a table whose chat is "
+    "players only)",
     404: "not_found: no such table",
     409: "conflict (a seat taken, a table already started) or not_finished (asked before the end)",
+    429: "too_many_attempts or rate_limited: wait the Retry-After seconds",
     413: f"too_large: a body over {MAX_BODY_BYTES} bytes, refused before it is read",
-    422: "bad_request (the body or a parameter does not fit the schema) or bad_variant (a "
-    "setting the game refuses); field names it",
+    422: "bad_request (the body or a parameter does not fit the schema), bad_variant (a "
+    "setting the game refuses), bad_name or bad_password; field names it",
 }
 #: statuses whose answer has no body
 _BODILESS: Final = frozenset({204, 304})
@@ -105,6 +111,28 @@ async def _conflict(_request: Request, error: StorageError) -> Response:
     return error_response(409, error.code, str(error))
 
 
+async def _bad_name(_request: Request, error: BadUserName) -> Response:
+    return error_response(422, "bad_name", str(error), "name")
+
+
+async def _bad_password(_request: Request, error: BadPassword) -> Response:
+    return error_response(422, "bad_password", str(error), "password")
+
+
+async def _bad_credentials(_request: Request, error: BadCredentials) -> Response:
+    return error_response(401, error.code, str(error))
+
+
+async def _signup_closed(_request: Request, error: SignUpClosed) -> Response:
+    return error_response(403, error.code, str(error))
+
+
+async def _too_many(_request: Request, error: TooManyAttempts) -> Response:
+    return error_response(
+        429, error.code, str(error), headers={"Retry-After": str(error.retry_after)}
+    )
+
+
 async def _bad_value(_request: Request, error: ValueError) -> Response:
     return error_response(400, "bad_request", str(error))
 
@@ -168,7 +196,12 @@ def install_error_handlers(app: FastAPI) -> None:
     app.exception_handler(VariantError)(_bad_variant)
     app.exception_handler(NotFoundError)(_not_found)
     app.exception_handler(BadTokenError)(_bad_token)
+    app.exception_handler(BadCredentials)(_bad_credentials)
+    app.exception_handler(SignUpClosed)(_signup_closed)
+    app.exception_handler(TooManyAttempts)(_too_many)
     app.exception_handler(StorageError)(_conflict)
+    app.exception_handler(BadUserName)(_bad_name)
+    app.exception_handler(BadPassword)(_bad_password)
     app.exception_handler(ValueError)(_bad_value)
     app.exception_handler(HTTPException)(_http)
     app.exception_handler(Exception)(_internal)

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import json
 import logging
 import time
 from collections import OrderedDict
@@ -24,7 +25,7 @@ from marsdice.bots.registry import make_bot
 from marsdice.core.errors import ActionParseError, IllegalActionError
 from marsdice.core.game import Action, GameState
 from marsdice.games import bot_spec, registration
-from marsdice.storage import tables
+from marsdice.storage import chat, results, tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import StaleVersionError, TableData
 from marsdice.web import messages
@@ -121,6 +122,8 @@ class Hub:
         #: the sweep; a lease holder keeps it after the table's session is gone (the sweep
         #: compares every table it holds) until the game ends or the lease is lost
         self._seen: dict[str, int] = {}
+        #: the last chat message each table's connections here were sent
+        self._chat_seen: dict[str, int] = {}
 
     def _session(self, table_id: str) -> TableSession:
         """The table's session, made on first use."""
@@ -634,6 +637,52 @@ class Hub:
             )
         self._saw(live.table.id, live.version)
         await self.cluster.publish(live.table.id, "step")
+        if planned[-1].after.is_terminal:
+            self._finished(live.table.id)
+
+    def _finished(self, table_id: str) -> None:
+        """The game is over: its results (and ratings) stored, in the background; a stop
+        before they are is made good at the next start (``results.record_all``)."""
+
+        async def record() -> None:
+            try:
+                await asyncio.to_thread(results.record_results, self.db, table_id)
+            except Exception:
+                log.exception("table %s: its results could not be stored", table_id)
+
+        task = asyncio.get_running_loop().create_task(record())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- chat --
+
+    async def chat_posted(self, table_id: str, message: chat.Message) -> None:
+        """A message stored: to this process's connections that read chat, and news to the
+        others."""
+        self._chat_seen[table_id] = max(self._chat_seen.get(table_id, 0), message.id)
+        await self._send_chat(table_id, [message])
+        await self.cluster.publish(table_id, "chat")
+
+    async def _send_chat(self, table_id: str, messages: list[chat.Message]) -> None:
+        readers = [client for client in self._clients_at(table_id) if client.chat]
+        if not readers or not messages:
+            return
+        texts = [json.dumps({"type": "chat", "message": message.public()}) for message in messages]
+        for client in readers:
+            for text in texts:
+                try:
+                    await client.send(text)
+                except Exception:  # a socket closing under us: its handler detaches it
+                    break
+
+    async def _chat_news(self, table_id: str) -> None:
+        after = self._chat_seen.get(table_id)
+        if after is None:
+            after = max(0, await asyncio.to_thread(chat.last_id, self.db, table_id) - 1)
+        new = await asyncio.to_thread(chat.messages, self.db, table_id, after)
+        if new:
+            self._chat_seen[table_id] = new[-1].id
+            await self._send_chat(table_id, new)
 
     def kick(self, table_id: str) -> None:
         """Make sure the table's driver runs (dice, bots); at most one per table."""
@@ -822,6 +871,10 @@ class Hub:
     async def on_news(self, table_id: str, kind: NewsKind, seat: int | None) -> None:
         """Another process stored a step (``step``), changed the table (``table``), lost a
         seat's last connection (``left``), or this one took the lease over (``adopted``)."""
+        if kind == "chat":
+            if self._clients_at(table_id):
+                await self._chat_news(table_id)
+            return
         if kind == "left":
             if seat is not None and self.cluster.holds(table_id):
                 present = await self.cluster.present_seats(table_id)

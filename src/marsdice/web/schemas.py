@@ -15,6 +15,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from marsdice.accounts import MAX_PASSWORD, MIN_PASSWORD, USER_NAME_PATTERN
 from marsdice.fair import MAX_PLAYER_SEED, FairnessError, normalise_player_seed
 
 #: the largest WebSocket message a client may send, in bytes
@@ -164,6 +165,10 @@ class TableOptions(_Strict):
         description="the player to act is warned of a blunder (flags only, no values) "
         "before sending it",
     )
+    spectator_chat: bool = Field(
+        default=True,
+        description="signed-in spectators may write in the table's chat (players always may)",
+    )
 
 
 class CreateTable(_Strict):
@@ -216,6 +221,9 @@ class Hello(_Strict):
     #: stored together (a move and the dice after it) in one ``steps`` message
     #: (``docs/protocol.md``)
     protocol: Literal[1, 2, 3] = 1
+    #: send this connection the table's ``chat`` messages as they are written (an old
+    #: client, which says nothing, gets none)
+    chat: bool = False
 
 
 class ActionMessage(_Strict):
@@ -340,3 +348,58 @@ class Pong(BaseModel):
     #: protocol 2 (absent in protocol 1): the version you were last sent; holding less, you
     #: lost a step (ask for a ``sync``)
     version: int | None = None
+
+
+# --- accounts, profiles and the table's chat (docs/protocol.md, "Accounts") ---------------
+
+#: a user name as sent (the script and look-alike rules are the server's: 422 ``bad_name``)
+UserName = Annotated[
+    str,
+    Field(min_length=3, max_length=24),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": USER_NAME_PATTERN,
+            "description": "3 to 24 letters (Latin, Greek or Cyrillic, all of one script), "
+            "digits and _ - . beginning with a letter or digit; unique whatever the case, "
+            "and unlike any other name drawn alike",
+        }
+    ),
+]
+Password = Annotated[str, Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)]
+#: the longest chat message, in characters
+MAX_CHAT: Final = 300
+
+
+class SignUp(_Strict):
+    name: UserName
+    password: Password
+
+
+class SignIn(_Strict):
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    password: Annotated[str, Field(min_length=1, max_length=MAX_PASSWORD)]
+
+
+class ChangePassword(_Strict):
+    current: Annotated[str, Field(min_length=1, max_length=MAX_PASSWORD)]
+    new: Password
+
+
+class AccountOut(BaseModel):
+    """The signed-in account (``user`` null when nobody is)."""
+
+    user: dict[str, Any] | None
+    signup: bool = Field(description="whether this server takes new accounts")
+
+
+class ChatIn(_Strict):
+    text: Annotated[str, Field(min_length=1, max_length=MAX_CHAT)]
+    #: a seat's token (a guest at the table); without one the signed-in account speaks
+    token: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+
+
+class Rematch(_Strict):
+    #: the seat's token at the finished table (or the signed-in account's seat)
+    token: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    name: DisplayName | None = None

@@ -31,6 +31,8 @@ class Client:
     #: the play messages it reads (``Hello.protocol``): 1 a full state each time, 2 steps,
     #: 3 steps with those stored together in one message
     protocol: int = 1
+    #: whether it reads ``chat`` messages (``Hello.chat``)
+    chat: bool = False
     #: protocol 2: the version its view is at (the last state or step sent; -1: none yet)
     version: int = -1
     #: protocol 2: the table and the advice (with the solve pool's notes) it was last sent:

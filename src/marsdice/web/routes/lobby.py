@@ -19,6 +19,7 @@ from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep, TableIdDep
 from marsdice.web.errors import error_response, error_responses, plain_error_responses
 from marsdice.web.live import finished_live
 from marsdice.web.pages import STATIC_PREFIX
+from marsdice.web.routes.accounts import UserDep
 from marsdice.web.schemas import (
     CreateTable,
     ErrorBody,
@@ -100,10 +101,23 @@ async def get_table(table_id: TableIdDep, db: DatabaseDep) -> dict[str, Any]:
 
 @router.post("/tables/{table_id}/join", responses=error_responses(400, 404, 409, 413, 422))
 async def join_table(
-    table_id: TableIdDep, body: JoinTable, db: DatabaseDep, hub: HubDep, cluster: ClusterDep
+    table_id: TableIdDep,
+    body: JoinTable,
+    db: DatabaseDep,
+    hub: HubDep,
+    cluster: ClusterDep,
+    user: UserDep,
 ) -> JoinedTable:
+    """Take a seat; a signed-in player sits under their account's name, the seat bound to
+    the account (its results and rating are the account's)."""
     table, token = await asyncio.to_thread(
-        tables.join, db, table_id, body.seat, body.name, body.seed
+        tables.join,
+        db,
+        table_id,
+        body.seat,
+        body.name if user is None else user.name,
+        body.seed,
+        None if user is None else user.id,
     )
     await hub.refresh(table_id)
     if table.status == tables.RUNNING and await cluster.acquire(table_id):

@@ -213,4 +213,5 @@ async def _hello(db: Database, hub: Hub, client: Client, hello: Hello) -> None:
         seat = table.seat_of(hello.token)
         if seat is None:
             raise ProtocolError("bad_token", "that token holds no seat at this table")
+    client.chat = hello.chat
     await hub.greet(client, seat, hello.protocol)

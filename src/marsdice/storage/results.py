@@ -1,0 +1,346 @@
+"""Each finished game's results, stored once: a row per seat (who sat there, place, score,
+won) and, in a rated game, every rated seat's rating before and after, the ratings updated
+in the same transaction (``docs/ratings.md``). A game is rated when it is the rulebook's
+game for its seat count, every person at it is signed in, and at least one is.
+
+:func:`record_results` is idempotent (the rows' key is the table and the seat): the server
+calls it as a game ends and again at start-up for every finished table without results, so
+that a process killed in between loses nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from sqlalchemy import Connection, case, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from marsdice.core.game import GameState
+from marsdice.games import get_game
+from marsdice.ratings import INITIAL, Rating, rate
+from marsdice.storage.db import Database
+from marsdice.storage.models import Base, RatingRow, ResultRow, utcnow
+from marsdice.storage.tables import (
+    FINISHED,
+    TABLES,
+    Seat,
+    StorageError,
+    TableData,
+    finished_log,
+)
+
+RESULTS: Final = Base.metadata.tables[ResultRow.__tablename__]
+RATINGS: Final = Base.metadata.tables[RatingRow.__tablename__]
+
+
+def player_key(seat: Seat) -> str | None:
+    """Whose result a seat's is: an account's, a bot's, or nobody's (a guest)."""
+    if seat.user_id is not None:
+        return f"user:{seat.user_id}"
+    if seat.kind == "bot" and seat.bot:
+        return f"bot:{seat.bot}"
+    return None
+
+
+def is_rated(table: TableData) -> bool:
+    """The rulebook's game, two seats or more, every person signed in, at least one."""
+    game = get_game(table.game)
+    players = len(table.seats)
+    if players < 2 or players < game.min_players:
+        return False
+    rulebook = game.variant_to_params(game.default_variant(players))
+    if dict(rulebook) != dict(table.variant):
+        return False
+    people = [seat for seat in table.seats if seat.kind == "human"]
+    return bool(people) and all(seat.user_id is not None for seat in people)
+
+
+def final_state(table: TableData, actions: Sequence[str]) -> GameState:
+    """The finished game's last position, its record replayed (the engine checks it)."""
+    game = get_game(table.game)
+    return game.replay(table.opening_record(actions))[-1]
+
+
+def record_results(db: Database, table_id: str) -> bool:
+    """Store the finished table's results (and ratings) unless they are stored; whether
+    this call stored them. Two games ending at once may both give a new player a first
+    rating: the second transaction is refused (the rating's key) and tried again."""
+    for _attempt in range(5):
+        stored = _record(db, table_id)
+        if stored is not None:
+            return stored
+    raise StorageError(f"table {table_id}: its results could not be stored")
+
+
+def _record(db: Database, table_id: str) -> bool | None:
+    """True: stored; False: stored already; None: refused by a concurrent writer."""
+    table, log = finished_log(db, table_id, "its results")
+    with db.reading() as connection:
+        if _recorded(connection, table_id):
+            return False
+    state = final_state(table, [step.action for step in log])
+    placings = state.placings()
+    scores = state.scores
+    winners = set(state.winners)
+    rated = is_rated(table)
+    players = [player_key(seat) for seat in table.seats]
+    now = utcnow()
+    rows = [
+        {
+            "table_id": table_id,
+            "seat": i,
+            "game": table.game,
+            "player": players[i],
+            "name": table.names[i],
+            "seats": len(table.seats),
+            "placing": placings[i],
+            "score": float(scores[i]),
+            "won": i in winners,
+            "rated": rated,
+            "mu_before": None,
+            "sigma_before": None,
+            "mu_after": None,
+            "sigma_after": None,
+            "finished_at": table.updated_at,
+        }
+        for i in range(len(table.seats))
+    ]
+    try:
+        with db.writing() as connection:
+            if rated:
+                keys = [key for key in players if key is not None]
+                before = _ratings(connection, table.game, keys)
+                old = [before.get(key or "", INITIAL) for key in players]
+                new = rate(old, placings)
+                for row, was, now_is in zip(rows, old, new, strict=True):
+                    row.update(
+                        mu_before=was.mu,
+                        sigma_before=was.sigma,
+                        mu_after=now_is.mu,
+                        sigma_after=now_is.sigma,
+                    )
+                for i, key in enumerate(players):
+                    if key is not None:
+                        _store_rating(connection, table.game, key, table.names[i], new[i], now,
+                                      known=key in before)  # fmt: skip
+            connection.execute(insert(RESULTS), rows)
+    except IntegrityError:  # another writer was first (these results, or a new rating)
+        with db.reading() as connection:
+            return False if _recorded(connection, table_id) else None
+    return True
+
+
+def _recorded(connection: Connection, table_id: str) -> bool:
+    found = connection.scalar(select(RESULTS.c.seat).where(RESULTS.c.table_id == table_id))
+    return found is not None
+
+
+def _ratings(connection: Connection, game: str, keys: Sequence[str]) -> dict[str, Rating]:
+    query = select(RATINGS).where(RATINGS.c.game == game, RATINGS.c.player.in_(keys))
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update()
+    return {row.player: Rating(row.mu, row.sigma) for row in connection.execute(query)}
+
+
+def _store_rating(
+    connection: Connection,
+    game: str,
+    key: str,
+    name: str,
+    rating: Rating,
+    now: datetime,
+    *,
+    known: bool,
+) -> None:
+    values = {"name": name, "mu": rating.mu, "sigma": rating.sigma, "updated_at": now}
+    if known:
+        connection.execute(
+            update(RATINGS)
+            .where(RATINGS.c.game == game, RATINGS.c.player == key)
+            .values(**values, games=RATINGS.c.games + 1)
+        )
+    else:
+        connection.execute(insert(RATINGS), {"game": game, "player": key, "games": 1, **values})
+
+
+def unrecorded_tables(db: Database, limit: int = 1000) -> list[str]:
+    """Finished tables whose results are not stored (a process stopped in between, or a
+    table finished before revision 0004)."""
+    with db.reading() as connection:
+        query = (
+            select(TABLES.c.id)
+            .outerjoin(RESULTS, RESULTS.c.table_id == TABLES.c.id)
+            .where(TABLES.c.status == FINISHED, RESULTS.c.table_id.is_(None))
+            .order_by(TABLES.c.updated_at)
+            .limit(limit)
+        )
+        return list(connection.scalars(query))
+
+
+def record_all(db: Database) -> int:
+    """Store every finished table's missing results; how many tables were recorded."""
+    done = 0
+    while ids := unrecorded_tables(db):
+        for table_id in ids:
+            done += record_results(db, table_id)
+        if len(ids) < 1000:
+            break
+    return done
+
+
+# --- reading: profiles, history, leaderboards ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    player: str
+    name: str
+    rating: Rating
+    games: int
+
+
+def leaderboard(db: Database, game: str, limit: int = 100) -> list[Standing]:
+    """The game's rated players, best shown rating first."""
+    with db.reading() as connection:
+        rows = connection.execute(select(RATINGS).where(RATINGS.c.game == game))
+        found = [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games) for r in rows]
+    found.sort(key=lambda s: (-s.rating.shown, s.name.casefold()))
+    return found[:limit]
+
+
+def ratings_of(db: Database, player: str) -> list[Standing]:
+    with db.reading() as connection:
+        rows = connection.execute(
+            select(RATINGS).where(RATINGS.c.player == player).order_by(RATINGS.c.game)
+        )
+        return [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games) for r in rows]
+
+
+def summary(db: Database, player: str) -> dict[str, Any]:
+    """A player's games per game and seat count: played, won, average score."""
+    with db.reading() as connection:
+        rows = connection.execute(
+            select(
+                RESULTS.c.game,
+                RESULTS.c.seats,
+                func.count(),
+                func.sum(case((RESULTS.c.won, 1), else_=0)),
+                func.avg(RESULTS.c.score),
+            )
+            .where(RESULTS.c.player == player)
+            .group_by(RESULTS.c.game, RESULTS.c.seats)
+            .order_by(RESULTS.c.game, RESULTS.c.seats)
+        )
+        out: dict[str, Any] = {}
+        for game, seats, played, won, average in rows:
+            entry = out.setdefault(
+                game, {"played": 0, "won": 0, "score_total": 0.0, "by_seats": {}}
+            )
+            entry["played"] += played
+            entry["won"] += int(won or 0)
+            entry["score_total"] += float(average or 0) * played
+            entry["by_seats"][str(seats)] = {
+                "played": played,
+                "won": int(won or 0),
+                "win_rate": int(won or 0) / played,
+            }
+    for entry in out.values():
+        entry["win_rate"] = entry["won"] / entry["played"]
+        entry["average_score"] = entry.pop("score_total") / entry["played"]
+    return out
+
+
+def history(
+    db: Database, player: str, game: str | None = None, limit: int = 50, before: str | None = None
+) -> list[dict[str, Any]]:
+    """A player's finished games, the latest first, each with the rating it left."""
+    with db.reading() as connection:
+        query = select(RESULTS).where(RESULTS.c.player == player)
+        if game is not None:
+            query = query.where(RESULTS.c.game == game)
+        rows = list(connection.execute(query.order_by(RESULTS.c.finished_at.desc()).limit(limit)))
+        ids = [row.table_id for row in rows]
+        everyone = connection.execute(
+            select(RESULTS.c.table_id, RESULTS.c.seat, RESULTS.c.name, RESULTS.c.placing)
+            .where(RESULTS.c.table_id.in_(ids))
+            .order_by(RESULTS.c.table_id, RESULTS.c.seat)
+        )
+        seated: dict[str, list[dict[str, Any]]] = {}
+        for table_id, seat, name, placing in everyone:
+            seated.setdefault(table_id, []).append({"seat": seat, "name": name, "placing": placing})
+    return [
+        {
+            "table": row.table_id,
+            "game": row.game,
+            "seat": row.seat,
+            "seats": row.seats,
+            "placing": row.placing,
+            "score": row.score,
+            "won": row.won,
+            "rated": row.rated,
+            "rating": None if row.mu_after is None else Rating(row.mu_after, row.sigma_after).shown,
+            "rating_before": None
+            if row.mu_before is None
+            else Rating(row.mu_before, row.sigma_before).shown,
+            "finished_at": _utc(row.finished_at).isoformat(),
+            "players": seated.get(row.table_id, []),
+        }
+        for row in rows
+    ]
+
+
+def finished_tables(
+    db: Database, game: str | None = None, player: str | None = None, limit: int = 50
+) -> list[dict[str, Any]]:
+    """The latest finished games (of a game, of a player), each seat's name and place."""
+    with db.reading() as connection:
+        query = select(RESULTS.c.table_id, func.max(RESULTS.c.finished_at).label("at")).group_by(
+            RESULTS.c.table_id
+        )
+        if game is not None:
+            query = query.where(RESULTS.c.game == game)
+        if player is not None:
+            query = query.where(
+                RESULTS.c.table_id.in_(select(RESULTS.c.table_id).where(RESULTS.c.player == player))
+            )
+        latest = list(
+            connection.execute(query.order_by(func.max(RESULTS.c.finished_at).desc()).limit(limit))
+        )
+        ids = [row.table_id for row in latest]
+        rows = connection.execute(
+            select(RESULTS).where(RESULTS.c.table_id.in_(ids)).order_by(RESULTS.c.seat)
+        )
+        by_table: dict[str, list[Any]] = {}
+        for row in rows:
+            by_table.setdefault(row.table_id, []).append(row)
+    out = []
+    for entry in latest:
+        seats = by_table.get(entry.table_id, [])
+        if not seats:
+            continue
+        out.append(
+            {
+                "table": entry.table_id,
+                "game": seats[0].game,
+                "rated": seats[0].rated,
+                "finished_at": _utc(entry.at).isoformat(),
+                "players": [
+                    {
+                        "seat": s.seat,
+                        "name": s.name,
+                        "placing": s.placing,
+                        "score": s.score,
+                        "won": s.won,
+                        "account": bool(s.player and s.player.startswith("user:")),
+                    }
+                    for s in seats
+                ],
+            }
+        )
+    return out
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
