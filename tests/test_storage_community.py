@@ -220,6 +220,42 @@ def test_concurrent_writers_store_a_game_s_results_exactly_once(db: Database) ->
     assert rows == 2 and games == 1
 
 
+def test_a_writer_that_checked_before_another_stored_changes_nothing(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes both find no results, then both write: the second is refused by the
+    results' key, its rating updates rolled back with it."""
+    table_id, user_id = account_table(db)
+    finished(db, table_id)
+    assert results.record_results(db, table_id)
+    checked: list[bool] = []
+    real = results._recorded
+
+    def stale_first(connection: object, found: str) -> bool:
+        checked.append(True)
+        return False if len(checked) == 1 else real(connection, found)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(results, "_recorded", stale_first)
+    assert results.record_results(db, table_id) is False
+    board = {s.player: s for s in results.leaderboard(db, "martian")}
+    assert board[f"user:{user_id}"].games == 1 and board["bot:cautious"].games == 1
+
+
+def test_a_bot_seated_twice_is_rated_once_per_game(db: Database) -> None:
+    user = accounts.create_user(db, "Trio", "correct horse")
+    table = tables.create_table(db, "martian", {}, [HUMAN, BOT, BOT])
+    tables.join(db, table.id, 0, user.name, None, user.id)
+    finished(db, table.id)
+    assert results.record_results(db, table.id)
+    board = {s.player: s for s in results.leaderboard(db, "martian")}
+    assert board["bot:cautious"].games == 1 and board[f"user:{user.id}"].games == 1
+    with db.reading() as connection:
+        after = list(connection.execute(
+            select(results.RESULTS.c.mu_after).where(results.RESULTS.c.seat > 0)
+        ))  # fmt: skip
+    assert board["bot:cautious"].rating.mu == pytest.approx(sum(r[0] for r in after) / 2)
+
+
 def test_two_games_ending_at_once_both_rate_a_new_bot(db: Database) -> None:
     """Both would give the bot its first rating: the second writer tries again."""
     ids = [account_table(db)[0] for _ in range(4)]

@@ -225,6 +225,17 @@ def test_a_rated_game_shows_on_the_profile_and_the_leaderboard(
     assert [row["rank"] for row in board] == [1, 2]
     finished = client.get("/api/finished", params={"player": "Ada"}).json()["games"]
     assert [game["table"] for game in finished] == [table_id] and finished[0]["rated"]
+    # the review is worked out once, kept, and gives the profile its accuracy
+    assert profile["summary"]["martian"]["accuracy"] is None
+    first = client.get(f"/api/tables/{table_id}/review")
+    assert first.status_code == 200 and results.stored_review(db, table_id) is not None
+    again = client.get(f"/api/tables/{table_id}/review")
+    assert again.json() == first.json()
+    reviewed = client.get("/api/players/Ada").json()
+    accuracy = first.json()["summaries"][0]["accuracy"]
+    assert reviewed["history"][0]["accuracy"] == accuracy
+    assert reviewed["summary"]["martian"]["accuracy"] == accuracy
+    assert reviewed["summary"]["martian"]["reviewed"] == 1
     error(client.get("/api/players/Nobody"), 404, "not_found")
     error(client.get("/api/leaderboard/chess"), 404, "not_found")
 

@@ -161,6 +161,8 @@ class ResultRow(Base):
     sigma_before: Mapped[float | None] = mapped_column(Float, nullable=True)
     mu_after: Mapped[float | None] = mapped_column(Float, nullable=True)
     sigma_after: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: the seat's accuracy (0-100) by the game's review, once it has been reviewed
+    accuracy: Mapped[float | None] = mapped_column(Float, nullable=True)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -192,4 +194,16 @@ class ChatRow(Base):
     user_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     text: Mapped[str] = mapped_column(Text)
     removed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ReviewRow(Base):
+    """A finished game's review (its JSON), worked out once and kept: it never changes."""
+
+    __tablename__ = "md_reviews"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("md_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    review: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -9,19 +9,21 @@ that a process killed in between loses nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from sqlalchemy import Connection, case, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from marsdice.core.game import GameState
 from marsdice.games import get_game
 from marsdice.ratings import INITIAL, Rating, rate
 from marsdice.storage.db import Database
-from marsdice.storage.models import Base, RatingRow, ResultRow, utcnow
+from marsdice.storage.models import Base, RatingRow, ResultRow, ReviewRow, utcnow
 from marsdice.storage.tables import (
     FINISHED,
     TABLES,
@@ -33,6 +35,7 @@ from marsdice.storage.tables import (
 
 RESULTS: Final = Base.metadata.tables[ResultRow.__tablename__]
 RATINGS: Final = Base.metadata.tables[RatingRow.__tablename__]
+REVIEWS: Final = Base.metadata.tables[ReviewRow.__tablename__]
 
 
 def player_key(seat: Seat) -> str | None:
@@ -65,8 +68,8 @@ def final_state(table: TableData, actions: Sequence[str]) -> GameState:
 
 def record_results(db: Database, table_id: str) -> bool:
     """Store the finished table's results (and ratings) unless they are stored; whether
-    this call stored them. Two games ending at once may both give a new player a first
-    rating: the second transaction is refused (the rating's key) and tried again."""
+    this call stored them. A transaction refused for another reason than these results
+    being stored (a concurrent writer's key) is tried again."""
     for _attempt in range(5):
         stored = _record(db, table_id)
         if stored is not None:
@@ -110,9 +113,9 @@ def _record(db: Database, table_id: str) -> bool | None:
     try:
         with db.writing() as connection:
             if rated:
-                keys = [key for key in players if key is not None]
-                before = _ratings(connection, table.game, keys)
-                old = [before.get(key or "", INITIAL) for key in players]
+                names = {key: table.names[i] for i, key in enumerate(players) if key}
+                before = _ratings(connection, table.game, names, now)
+                old = [before[key] if key else INITIAL for key in players]
                 new = rate(old, placings)
                 for row, was, now_is in zip(rows, old, new, strict=True):
                     row.update(
@@ -121,10 +124,8 @@ def _record(db: Database, table_id: str) -> bool | None:
                         mu_after=now_is.mu,
                         sigma_after=now_is.sigma,
                     )
-                for i, key in enumerate(players):
-                    if key is not None:
-                        _store_rating(connection, table.game, key, table.names[i], new[i], now,
-                                      known=key in before)  # fmt: skip
+                for key, rating in _per_player(players, new).items():
+                    _store_rating(connection, table.game, key, names[key], rating, now)
             connection.execute(insert(RESULTS), rows)
     except IntegrityError:  # another writer was first (these results, or a new rating)
         with db.reading() as connection:
@@ -132,37 +133,65 @@ def _record(db: Database, table_id: str) -> bool | None:
     return True
 
 
+def _per_player(players: Sequence[str | None], new: Sequence[Rating]) -> dict[str, Rating]:
+    """Each player's new rating: a bot seated more than once in a game (two ``cautious``
+    seats) gets the mean of its seats' updates, the game counted once."""
+    seats: dict[str, list[Rating]] = {}
+    for key, rating in zip(players, new, strict=True):
+        if key is not None:
+            seats.setdefault(key, []).append(rating)
+    return {
+        key: Rating(
+            sum(r.mu for r in ratings) / len(ratings), sum(r.sigma for r in ratings) / len(ratings)
+        )
+        for key, ratings in seats.items()
+    }
+
+
 def _recorded(connection: Connection, table_id: str) -> bool:
     found = connection.scalar(select(RESULTS.c.seat).where(RESULTS.c.table_id == table_id))
     return found is not None
 
 
-def _ratings(connection: Connection, game: str, keys: Sequence[str]) -> dict[str, Rating]:
-    query = select(RATINGS).where(RATINGS.c.game == game, RATINGS.c.player.in_(keys))
+def _ratings(
+    connection: Connection, game: str, names: Mapping[str, str], now: datetime
+) -> dict[str, Rating]:
+    """The players' ratings, locked until the transaction ends (on PostgreSQL; SQLite's
+    writer holds the whole file): a player without one is given the initial rating first,
+    by an insert that another transaction's own cannot make fail (``ON CONFLICT DO
+    NOTHING``), so that two games ending at once both rate a new player, one after the
+    other."""
+    insert_new = (postgresql_insert if connection.dialect.name == "postgresql" else sqlite_insert)(
+        RATINGS
+    ).on_conflict_do_nothing(index_elements=["game", "player"])
+    connection.execute(
+        insert_new,
+        [
+            {"game": game, "player": key, "name": name, "mu": INITIAL.mu,
+             "sigma": INITIAL.sigma, "games": 0, "updated_at": now}
+            for key, name in names.items()
+        ],
+    )  # fmt: skip
+    query = select(RATINGS).where(RATINGS.c.game == game, RATINGS.c.player.in_(list(names)))
     if connection.dialect.name == "postgresql":
         query = query.with_for_update()
     return {row.player: Rating(row.mu, row.sigma) for row in connection.execute(query)}
 
 
 def _store_rating(
-    connection: Connection,
-    game: str,
-    key: str,
-    name: str,
-    rating: Rating,
-    now: datetime,
-    *,
-    known: bool,
+    connection: Connection, game: str, key: str, name: str, rating: Rating, now: datetime
 ) -> None:
-    values = {"name": name, "mu": rating.mu, "sigma": rating.sigma, "updated_at": now}
-    if known:
-        connection.execute(
-            update(RATINGS)
-            .where(RATINGS.c.game == game, RATINGS.c.player == key)
-            .values(**values, games=RATINGS.c.games + 1)
+    connection.execute(
+        update(RATINGS)
+        .where(RATINGS.c.game == game, RATINGS.c.player == key)
+        .values(
+            name=name,
+            mu=rating.mu,
+            sigma=rating.sigma,
+            updated_at=now,
+            games=RATINGS.c.games + 1,
         )
-    else:
-        connection.execute(insert(RATINGS), {"game": game, "player": key, "games": 1, **values})
+    )
 
 
 def unrecorded_tables(db: Database, limit: int = 1000) -> list[str]:
@@ -188,6 +217,36 @@ def record_all(db: Database) -> int:
         if len(ids) < 1000:
             break
     return done
+
+
+# --- reviews ----------------------------------------------------------------------------------
+
+
+def stored_review(db: Database, table_id: str) -> str | None:
+    """The finished game's review JSON, if it has been worked out."""
+    with db.reading() as connection:
+        found = connection.scalar(select(REVIEWS.c.review).where(REVIEWS.c.table_id == table_id))
+    return None if found is None else str(found)
+
+
+def store_review(
+    db: Database, table_id: str, review: str, accuracies: Sequence[float | None]
+) -> None:
+    """Keep the review (a second writer's is the same: the first stays) and each seat's
+    accuracy with the game's results."""
+    try:
+        with db.writing() as connection:
+            connection.execute(
+                insert(REVIEWS), {"table_id": table_id, "review": review, "created_at": utcnow()}
+            )
+            for seat, accuracy in enumerate(accuracies):
+                connection.execute(
+                    update(RESULTS)
+                    .where(RESULTS.c.table_id == table_id, RESULTS.c.seat == seat)
+                    .values(accuracy=accuracy)
+                )
+    except IntegrityError:
+        pass  # reviewed meanwhile: the same review
 
 
 # --- reading: profiles, history, leaderboards ------------------------------------------------
@@ -228,16 +287,21 @@ def summary(db: Database, player: str) -> dict[str, Any]:
                 func.count(),
                 func.sum(case((RESULTS.c.won, 1), else_=0)),
                 func.avg(RESULTS.c.score),
+                func.avg(RESULTS.c.accuracy),
+                func.count(RESULTS.c.accuracy),
             )
             .where(RESULTS.c.player == player)
             .group_by(RESULTS.c.game, RESULTS.c.seats)
             .order_by(RESULTS.c.game, RESULTS.c.seats)
         )
         out: dict[str, Any] = {}
-        for game, seats, played, won, average in rows:
+        for game, seats, played, won, average, accuracy, reviewed in rows:
             entry = out.setdefault(
-                game, {"played": 0, "won": 0, "score_total": 0.0, "by_seats": {}}
+                game,
+                {"played": 0, "won": 0, "score_total": 0.0, "by_seats": {}, "acc": 0.0, "n": 0},
             )
+            entry["acc"] += float(accuracy or 0) * reviewed
+            entry["n"] += reviewed
             entry["played"] += played
             entry["won"] += int(won or 0)
             entry["score_total"] += float(average or 0) * played
@@ -249,6 +313,11 @@ def summary(db: Database, player: str) -> dict[str, Any]:
     for entry in out.values():
         entry["win_rate"] = entry["won"] / entry["played"]
         entry["average_score"] = entry.pop("score_total") / entry["played"]
+        reviewed = entry.pop("n")
+        total = entry.pop("acc")
+        #: the mean accuracy over the games that were reviewed (null: none yet)
+        entry["accuracy"] = total / reviewed if reviewed else None
+        entry["reviewed"] = reviewed
     return out
 
 
@@ -280,6 +349,7 @@ def history(
             "score": row.score,
             "won": row.won,
             "rated": row.rated,
+            "accuracy": row.accuracy,
             "rating": None if row.mu_after is None else Rating(row.mu_after, row.sigma_after).shown,
             "rating_before": None
             if row.mu_before is None

@@ -5,14 +5,15 @@ exceptions and answered by :mod:`marsdice.web.errors`."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 
 from marsdice.core.game import Game, JSONObject
 from marsdice.games import all_games, registration
-from marsdice.storage import tables
+from marsdice.storage import results, tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import SeatSpec
 from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep, TableIdDep
@@ -172,8 +173,12 @@ _SOLVE_BUSY: Final[dict[int | str, dict[str, Any]]] = {
 
 @router.get("/tables/{table_id}/review", responses={**_FINISHED_ONLY, **_SOLVE_BUSY})
 async def table_review(table_id: TableIdDep, db: DatabaseDep, hub: HubDep, request: Request) -> Any:
-    """The finished game's review (``docs/review.md``; may solve tables on first use), in
-    the server's solve pool (``docs/server.md``)."""
+    """The finished game's review (``docs/review.md``), worked out once in the server's
+    solve pool (``docs/server.md``; it may solve tables on first use) and then kept: a
+    finished game never changes, so every later request is read back."""
+    stored = await asyncio.to_thread(results.stored_review, db, table_id)
+    if stored is not None:
+        return Response(stored, media_type="application/json")
     live = await asyncio.to_thread(finished_live, db, table_id)
     try:
         hub.pool.check_cap(live.game, live.table.variant)
@@ -193,6 +198,8 @@ async def table_review(table_id: TableIdDep, db: DatabaseDep, hub: HubDep, reque
             503, "busy", f"no review now: {refused}", headers={"Retry-After": "10"}
         )
     review_json: dict[str, Any] = await future
+    accuracies = [summary.get("accuracy") for summary in review_json.get("summaries", [])]
+    await asyncio.to_thread(results.store_review, db, table_id, json.dumps(review_json), accuracies)
     return review_json
 
 

@@ -1,5 +1,6 @@
 """Accounts, their sessions and sign-in failures, server settings, each finished game's
-results and the ratings they made, the tables' chat, and a table's rematch links.
+results and the ratings they made, its review once worked out, the tables' chat, and a
+table's rematch links.
 
 Revision ID: 0004
 Revises: 0003
@@ -77,6 +78,7 @@ def upgrade() -> None:
         sa.Column("sigma_before", sa.Float(), nullable=True),
         sa.Column("mu_after", sa.Float(), nullable=True),
         sa.Column("sigma_after", sa.Float(), nullable=True),
+        sa.Column("accuracy", sa.Float(), nullable=True),
         sa.Column("finished_at", _WHEN, nullable=False),
     )
     op.create_index("ix_md_results_player", "md_results", ["player", "game"])
@@ -107,9 +109,21 @@ def upgrade() -> None:
         sa.Column("created_at", _WHEN, nullable=False),
     )
     op.create_index("ix_md_chat_table", "md_chat", ["table_id", "id"])
+    op.create_table(
+        "md_reviews",
+        sa.Column(
+            "table_id",
+            sa.String(32),
+            sa.ForeignKey("md_tables.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("review", sa.Text(), nullable=False),
+        sa.Column("created_at", _WHEN, nullable=False),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("md_reviews")
     op.drop_table("md_chat")
     op.drop_table("md_ratings")
     op.drop_index("ix_md_results_player", "md_results")
