@@ -326,3 +326,71 @@ def test_rematch_seats_those_who_accept_and_starts_when_all_have(
     assert names[0] == "Ann" and names[2] == "Cy"
     again = client.post(f"/api/tables/{table_id}/rematch", json={"token": tokens[0]})
     error(again, 409, "conflict")  # the seat is taken: once is enough
+
+
+class Watcher:
+    """A WebSocket at a table that reads presence messages."""
+
+    def __init__(self, stack: ExitStack, client: TestClient, table_id: str, token: str | None):
+        self.ws = stack.enter_context(client.websocket_connect(f"/ws/tables/{table_id}"))
+        self.ws.send_text(json.dumps({"type": "hello", "token": token, "presence": True}))
+        self.presence(lambda _m: True, until_state=True)  # greeted: later news is its own
+
+    def presence(self, check: Any, until_state: bool = False) -> dict[str, Any]:
+        """The next presence message that ``check`` accepts (the others are skipped), or
+        with ``until_state`` the next state."""
+        while True:
+            message: dict[str, Any] = json.loads(self.ws.receive_text())
+            if until_state and message["type"] == "state":
+                return message
+            if not until_state and message["type"] == "presence" and check(message):
+                return message
+
+
+def seat_of(message: dict[str, Any], seat: int) -> dict[str, Any]:
+    found: dict[str, Any] = next(s for s in message["seats"] if s["seat"] == seat)
+    return found
+
+
+def test_presence_shows_who_is_here_the_stand_in_s_time_and_what_it_did(db: Database) -> None:
+    app = create_app(database=db, bot_delay=0, absence_timeout=0.3, stand_in="random")
+    with TestClient(app) as client:
+        seats = {"game": "martian", "variant": {"target": 8}, "seats": [HUMAN, HUMAN]}
+        table_id = client.post("/api/tables", json=seats).json()["id"]
+        tokens = [
+            client.post(f"/api/tables/{table_id}/join", json={"seat": i, "name": n}).json()[
+                "token"
+            ]
+            for i, n in enumerate(["Ann", "Bob"])
+        ]
+        with ExitStack() as outer:
+            bob = Watcher(outer, client, table_id, tokens[1])
+            with ExitStack() as inner:
+                Watcher(inner, client, table_id, tokens[0])
+                here = bob.presence(lambda m: seat_of(m, 0)["connected"])
+                assert seat_of(here, 1)["connected"] and seat_of(here, 0)["stand_in_at"] is None
+            gone = bob.presence(lambda m: not seat_of(m, 0)["connected"])
+            due = seat_of(gone, 0)["stand_in_at"]
+            assert due is not None and not seat_of(gone, 0)["away"]
+            away = bob.presence(lambda m: seat_of(m, 0)["away"])
+            assert seat_of(away, 0)["stand_in_at"] is None
+            wait_for(
+                lambda: any(
+                    actor == "stand-in" for actor, _ in load(db, table_id).actors
+                ),
+                "the stand-in moved for Ann",
+            )
+            with ExitStack() as back:
+                ann = Watcher(back, client, table_id, tokens[0])
+                note = ann.presence(lambda m: "returned" in m)
+                stood = sum(1 for a, s in load(db, table_id).actors if a == "stand-in" and s == 0)
+                assert note["returned"]["seat"] == 0 and 1 <= note["returned"]["moves"] <= stood
+                bob.presence(lambda m: not seat_of(m, 0)["away"] and seat_of(m, 0)["connected"])
+
+
+def load(db: Database, table_id: str) -> Any:
+    from marsdice.web.live import load_live
+
+    live = load_live(db, table_id)
+    assert live is not None
+    return live

@@ -18,6 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Final, TypeVar
 
 from marsdice.bots import Bot
@@ -61,6 +62,18 @@ class Planned:
     actor: str
     seat: int | None
     counter: int
+
+
+def _stood_in(live: Live, seat: int) -> dict[str, int] | None:
+    """The moves a stand-in made for ``seat`` since its player's last own move (None: none)."""
+    moves = 0
+    for actor, at in reversed(live.actors):
+        if at != seat:
+            continue
+        if actor != "stand-in":
+            break
+        moves += 1
+    return {"seat": seat, "moves": moves} if moves else None
 
 
 def _bot_seed(server_seed: bytes, seat: int) -> int:
@@ -199,6 +212,7 @@ class Hub:
             return
         await self.cluster.seat_here(table_id, seat, False)
         self._watch_seat(table_id, seat)
+        self._presence_soon(table_id)
 
     def local_seats(self, table_id: str) -> set[int]:
         """The seats of ``table_id`` with a greeted connection to this process."""
@@ -250,6 +264,8 @@ class Hub:
         session.timers[seat] = asyncio.get_running_loop().create_task(
             self._absence(table_id, seat), name=f"absence-{table_id}-{seat}"
         )
+        session.deadlines[seat] = time.time() + self.absence_timeout
+        self._presence_soon(table_id)
 
     async def _absence(self, table_id: str, seat: int) -> None:
         assert self.absence_timeout is not None
@@ -276,6 +292,7 @@ class Hub:
             table = await self._database(tables.set_away, self.db, table_id, seat, away)
             await self._refreshed(session, table)
         await self.cluster.publish(table_id, "table")
+        self._presence_soon(table_id)
         if away:
             self.kick(table_id)
 
@@ -310,11 +327,16 @@ class Hub:
             await self._seat_left(client.table_id, left)  # switched seats: the old one is free
         if seat is not None and first_here:
             await self.cluster.seat_here(client.table_id, seat, True)
+            self._presence_soon(client.table_id)
         if seat is not None:
             now = self._sessions.get(client.table_id)
             timer = now.timers.pop(seat, None) if now is not None else None
+            if now is not None:
+                now.deadlines.pop(seat, None)
             if timer is not None:
                 timer.cancel()
+            if client.presence and live is not None and table.seats[seat].kind == "human":
+                await self._send_presence(client.table_id, [client], _stood_in(live, seat))
             if table.seats[seat].away:
                 log.info(
                     "table %s: seat %d is back",
@@ -654,6 +676,66 @@ class Hub:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    # -- presence --
+
+    def _presence_soon(self, table_id: str) -> None:
+        """Tell the table's connections who is here now, in the background (the callers
+        hold the table's lock or are on a connection's way out)."""
+        if not any(client.presence for client in self._clients_at(table_id)):
+            return
+
+        async def send() -> None:
+            try:
+                await self._send_presence(table_id)
+            except Exception:
+                log.exception("table %s: presence could not be sent", table_id)
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _send_presence(
+        self,
+        table_id: str,
+        to: list[Client] | None = None,
+        returned: dict[str, int] | None = None,
+    ) -> None:
+        """``presence``: each person's seat, connected or not, away (a bot plays it) or not,
+        and when a stand-in takes it over; ``returned`` (to a player back at their seat):
+        how many moves the stand-in made for them."""
+        readers = to if to is not None else [c for c in self._clients_at(table_id) if c.presence]
+        if not readers:
+            return
+        table = await self._table(table_id)
+        present = await self.cluster.present_seats(table_id)
+        here = present if present is not None else self.local_seats(table_id)
+        session = self._sessions.get(table_id)
+        deadlines = session.deadlines if session is not None else {}
+        seats = []
+        for i, seat in enumerate(table.seats):
+            if seat.kind != "human":
+                continue
+            due = deadlines.get(i) if session is not None and session.timing(i) else None
+            seats.append(
+                {
+                    "seat": i,
+                    "connected": i in here,
+                    "away": seat.away,
+                    "stand_in_at": None
+                    if due is None
+                    else datetime.fromtimestamp(due, UTC).isoformat(),
+                }
+            )
+        message: dict[str, Any] = {"type": "presence", "seats": seats}
+        if returned is not None:
+            message["returned"] = returned
+        text = json.dumps(message)
+        for client in readers:
+            try:
+                await client.send(text)
+            except Exception:  # a socket closing under us: its handler detaches it
+                continue
+
     # -- chat --
 
     async def chat_posted(self, table_id: str, message: chat.Message) -> None:
@@ -875,6 +957,8 @@ class Hub:
             if self._clients_at(table_id):
                 await self._chat_news(table_id)
             return
+        if kind in ("left", "table"):
+            self._presence_soon(table_id)
         if kind == "left":
             if seat is not None and self.cluster.holds(table_id):
                 present = await self.cluster.present_seats(table_id)

@@ -224,6 +224,9 @@ class Hello(_Strict):
     #: send this connection the table's ``chat`` messages as they are written (an old
     #: client, which says nothing, gets none)
     chat: bool = False
+    #: send this connection ``presence`` messages: who is connected, who is away, when a
+    #: stand-in takes an absent seat over
+    presence: bool = False
 
 
 class ActionMessage(_Strict):

@@ -33,6 +33,8 @@ class Client:
     protocol: int = 1
     #: whether it reads ``chat`` messages (``Hello.chat``)
     chat: bool = False
+    #: whether it reads ``presence`` messages (``Hello.presence``)
+    presence: bool = False
     #: protocol 2: the version its view is at (the last state or step sent; -1: none yet)
     version: int = -1
     #: protocol 2: the table and the advice (with the solve pool's notes) it was last sent:
@@ -87,6 +89,8 @@ class TableSession:
     bots: dict[tuple[int, str], Bot] = field(default_factory=dict)
     #: seat -> the timer after which an absent person's seat goes to a bot
     timers: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    #: when each timed seat's stand-in takes over (Unix time), for the presence message
+    deadlines: dict[int, float] = field(default_factory=dict)
     #: versions whose advice came too late for their state: sent again when it is ready
     advice_late: set[int] = field(default_factory=set)
     #: steps (indices into the log) a bot seat played with the game's fast bot, its own

@@ -214,4 +214,5 @@ async def _hello(db: Database, hub: Hub, client: Client, hello: Hello) -> None:
         if seat is None:
             raise ProtocolError("bad_token", "that token holds no seat at this table")
     client.chat = hello.chat
+    client.presence = hello.presence
     await hub.greet(client, seat, hello.protocol)
