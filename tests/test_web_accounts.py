@@ -358,9 +358,7 @@ def test_presence_shows_who_is_here_the_stand_in_s_time_and_what_it_did(db: Data
         seats = {"game": "martian", "variant": {"target": 8}, "seats": [HUMAN, HUMAN]}
         table_id = client.post("/api/tables", json=seats).json()["id"]
         tokens = [
-            client.post(f"/api/tables/{table_id}/join", json={"seat": i, "name": n}).json()[
-                "token"
-            ]
+            client.post(f"/api/tables/{table_id}/join", json={"seat": i, "name": n}).json()["token"]
             for i, n in enumerate(["Ann", "Bob"])
         ]
         with ExitStack() as outer:
@@ -375,9 +373,7 @@ def test_presence_shows_who_is_here_the_stand_in_s_time_and_what_it_did(db: Data
             away = bob.presence(lambda m: seat_of(m, 0)["away"])
             assert seat_of(away, 0)["stand_in_at"] is None
             wait_for(
-                lambda: any(
-                    actor == "stand-in" for actor, _ in load(db, table_id).actors
-                ),
+                lambda: any(actor == "stand-in" for actor, _ in load(db, table_id).actors),
                 "the stand-in moved for Ann",
             )
             with ExitStack() as back:
@@ -394,3 +390,20 @@ def load(db: Database, table_id: str) -> Any:
     live = load_live(db, table_id)
     assert live is not None
     return live
+
+
+def test_a_signed_in_player_s_seat_follows_the_account_not_another_browser(
+    app: Any, db: Database
+) -> None:
+    with TestClient(app) as ada:
+        other = TestClient(app)  # another browser (its own cookies), the same server
+        sign_up(ada, "Ada")
+        table_id = ada.post("/api/tables", json={"game": "martian", "seats": [HUMAN, HUMAN]})
+        table_id = table_id.json()["id"]
+        ada.post(f"/api/tables/{table_id}/join", json={"seat": 1, "name": "Ada"})
+        with ada.websocket_connect(f"/ws/tables/{table_id}") as socket:
+            socket.send_text(json.dumps({"type": "hello"}))  # no token: the account's seat
+            assert json.loads(socket.receive_text())["seat"] == 1
+        with other.websocket_connect(f"/ws/tables/{table_id}") as socket:
+            socket.send_text(json.dumps({"type": "hello"}))  # another browser: a spectator
+            assert json.loads(socket.receive_text())["seat"] is None

@@ -25,10 +25,11 @@ from pydantic import ValidationError
 from starlette.routing import compile_path
 from starlette.types import Receive, Scope, Send
 
-from marsdice.storage import tables
+from marsdice.storage import accounts, tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import NotFoundError
 from marsdice.web.deps import NO_SUCH_TABLE, PlayLimits, is_table_id
+from marsdice.web.guard import SESSION_COOKIE
 from marsdice.web.hub import Client, Hub, ProtocolError
 from marsdice.web.schemas import (
     CLIENT_MESSAGE,
@@ -83,6 +84,8 @@ async def play(
         await websocket.close(code=4403)
         return
     await websocket.accept()
+    # a signed-in browser's seat is its account's: hello without a token takes it
+    session_id = websocket.cookies.get(SESSION_COOKIE)
     # nothing reads the handshake's headers past the origin check: emptied rather than kept
     # for the connection's life (about a kilobyte; Starlette's ``headers`` is this list too)
     if isinstance(headers := websocket.scope.get("headers"), list):
@@ -119,7 +122,7 @@ async def play(
                         return
                     raise ProtocolError("rate_limited", "too many messages: slow down")
                 refused = 0
-                if await _handle(db, hub, client, message):
+                if await _handle(db, hub, client, message, session_id):
                     bucket.refund()
             except ProtocolError as error:
                 await websocket.send_text(
@@ -168,7 +171,9 @@ class _Bucket:
         self.tokens = min(self.burst, self.tokens + 1)
 
 
-async def _handle(db: Database, hub: Hub, client: Client, message: Any) -> bool:
+async def _handle(
+    db: Database, hub: Hub, client: Client, message: Any, session_id: str | None = None
+) -> bool:
     """Answer one client message; True when it was an action the game accepted."""
     text = message.get("text")
     if text is None:
@@ -186,7 +191,7 @@ async def _handle(db: Database, hub: Hub, client: Client, message: Any) -> bool:
         where = ".".join(str(part) for part in first["loc"]) or "message"
         raise ProtocolError("bad_message", f"{where}: {first['msg']}") from None
     if isinstance(parsed, Hello):
-        await _hello(db, hub, client, parsed)
+        await _hello(db, hub, client, parsed, session_id)
     elif isinstance(parsed, ActionMessage):
         if not client.greeted:
             raise ProtocolError("no_hello", "say hello first")
@@ -206,13 +211,22 @@ async def _handle(db: Database, hub: Hub, client: Client, message: Any) -> bool:
     return False
 
 
-async def _hello(db: Database, hub: Hub, client: Client, hello: Hello) -> None:
+async def _hello(
+    db: Database, hub: Hub, client: Client, hello: Hello, session_id: str | None = None
+) -> None:
+    """Seat the connection: by the token, or (none given) by the account the browser is
+    signed in to, if it holds a seat here; else it watches."""
     seat: int | None = None
     if hello.token is not None:
         table = await asyncio.to_thread(tables.get_table, db, client.table_id)
         seat = table.seat_of(hello.token)
         if seat is None:
             raise ProtocolError("bad_token", "that token holds no seat at this table")
+    elif session_id:
+        user = await asyncio.to_thread(accounts.session_user, db, session_id)
+        if user is not None:
+            table = await asyncio.to_thread(tables.get_table, db, client.table_id)
+            seat = next((i for i, s in enumerate(table.seats) if s.user_id == user.id), None)
     client.chat = hello.chat
     client.presence = hello.presence
     await hub.greet(client, seat, hello.protocol)
