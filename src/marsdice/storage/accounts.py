@@ -257,7 +257,6 @@ def sign_in(db: Database, name: str, password: str, address: str | None) -> tupl
             )  # what no window counts any more
             connection.execute(insert(FAILURES), [{"key": k, "at": now} for k, _ in keys])
         raise BadCredentials("that name and password do not sign in")
-    session_id = secrets.token_urlsafe(32)
     with db.writing() as connection:
         if needs_rehash(row.password_hash):
             connection.execute(
@@ -269,16 +268,23 @@ def sign_in(db: Database, name: str, password: str, address: str | None) -> tupl
         connection.execute(
             delete(SESSIONS).where(SESSIONS.c.user_id == row.id, SESSIONS.c.expires_at <= now)
         )
-        connection.execute(
-            insert(SESSIONS),
-            {
-                "id_hash": _id_hash(session_id),
-                "user_id": row.id,
-                "created_at": now,
-                "expires_at": now + SESSION_LIFETIME,
-            },
-        )
+        session_id = _new_session(connection, row.id, now)
     return _user(row), session_id
+
+
+def _new_session(connection: Connection, user_id: int, now: datetime) -> str:
+    """A new session of the account; its id (for the cookie: only its hash is kept)."""
+    session_id = secrets.token_urlsafe(32)
+    connection.execute(
+        insert(SESSIONS),
+        {
+            "id_hash": _id_hash(session_id),
+            "user_id": user_id,
+            "created_at": now,
+            "expires_at": now + SESSION_LIFETIME,
+        },
+    )
+    return session_id
 
 
 def session_user(db: Database, session_id: str | None) -> User | None:
@@ -320,16 +326,6 @@ def change_password(db: Database, session_id: str, current: str, new: str) -> tu
 
 def sign_in_as(db: Database, user: User) -> tuple[User, str]:
     """A new session for ``user`` (after a password change)."""
-    session_id = secrets.token_urlsafe(32)
-    now = utcnow()
     with db.writing() as connection:
-        connection.execute(
-            insert(SESSIONS),
-            {
-                "id_hash": _id_hash(session_id),
-                "user_id": user.id,
-                "created_at": now,
-                "expires_at": now + SESSION_LIFETIME,
-            },
-        )
+        session_id = _new_session(connection, user.id, utcnow())
     return user, session_id
