@@ -718,3 +718,35 @@ def test_the_sweep_catches_up_every_time_only_while_the_news_channel_is_down(
     (up, up_sweeps), (down, down_sweeps) = asyncio.run(scenario())
     assert up_sweeps // CATCH_UP_SWEEPS - 1 <= up <= up_sweeps // CATCH_UP_SWEEPS + 1
     assert down >= down_sweeps - 1
+
+
+def test_a_chat_message_written_on_one_process_reaches_the_others(
+    pg: Database, redis_url: str, tmp_path: Path
+) -> None:
+    """Chat news travels over Redis: each process sends its own connections what another
+    stored, once, in order."""
+    with ExitStack() as stack:
+        cluster = Cluster(stack, pg, redis_url, tmp_path, 2)
+        table_id = cluster.create("martian", {}, [{"kind": "human"}, {"kind": "human"}])
+        tokens = [cluster.join(table_id, seat, seat) for seat in (0, 1)]
+        readers = []
+        for server in cluster.servers:
+            ws = connect(server.ws(table_id))
+            stack.callback(ws.close)
+            ws.send(json.dumps({"type": "hello", "token": None, "chat": True}))
+            assert json.loads(ws.recv(timeout=30))["type"] == "state"
+            readers.append(ws)
+        for i in range(3):  # (two at once from the first process: news may name either)
+            writer = cluster.servers[0 if i < 2 else 1]
+            sent = httpx.post(
+                f"{writer.base}/api/tables/{table_id}/chat",
+                json={"text": f"hello {i}", "token": tokens[0 if i < 2 else 1]},
+            )
+            assert sent.status_code == 201, sent.text
+        for ws in readers:
+            texts = []
+            while len(texts) < 3:
+                message = json.loads(ws.recv(timeout=30))
+                if message["type"] == "chat":
+                    texts.append(message["message"]["text"])
+            assert texts == ["hello 0", "hello 1", "hello 2"]

@@ -230,6 +230,7 @@ class Hub:
         if session is None or not session.idle():
             return
         del self._sessions[table_id]
+        self._chat_seen.pop(table_id, None)
         session.close()
 
     def cached_tables(self) -> set[str]:
@@ -757,10 +758,19 @@ class Hub:
                 except Exception:  # a socket closing under us: its handler detaches it
                     break
 
+    async def reads_chat(self, client: Client) -> None:
+        """A connection that reads chat: from here on, every message of its table reaches
+        it (news from another process names no message: what is new is read after the last
+        one this process knows of)."""
+        client.chat = True
+        if client.table_id not in self._chat_seen:
+            known = await asyncio.to_thread(chat.last_id, self.db, client.table_id)
+            self._chat_seen.setdefault(client.table_id, known)
+
     async def _chat_news(self, table_id: str) -> None:
         after = self._chat_seen.get(table_id)
         if after is None:
-            after = max(0, await asyncio.to_thread(chat.last_id, self.db, table_id) - 1)
+            return  # no connection here reads chat
         new = await asyncio.to_thread(chat.messages, self.db, table_id, after)
         if new:
             self._chat_seen[table_id] = new[-1].id

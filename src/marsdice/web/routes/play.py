@@ -227,6 +227,8 @@ async def _hello(
         if user is not None:
             table = await asyncio.to_thread(tables.get_table, db, client.table_id)
             seat = next((i for i, s in enumerate(table.seats) if s.user_id == user.id), None)
-    client.chat = hello.chat
+    client.chat = False
+    if hello.chat:
+        await hub.reads_chat(client)
     client.presence = hello.presence
     await hub.greet(client, seat, hello.protocol)
