@@ -296,6 +296,8 @@ def test_the_upgrade_from_0003_keeps_every_table_and_records_the_finished_ones(
     """A database the previous release's migrations made, with tables in it: upgraded, then
     the server's start-up pass stores the finished games' results (unrated: guests)."""
     config = migrations()
+    played = tables.create_table(db, "martian", {}, [BOT, BOT])  # a game of the old release
+    finished(db, played.id)
     with db.engine.begin() as connection:
         config.attributes["connection"] = connection
         command.downgrade(config, "0003")
@@ -325,16 +327,16 @@ def test_the_upgrade_from_0003_keeps_every_table_and_records_the_finished_ones(
                  "version": 0, "created_at": now, "updated_at": now},
             ],
         )  # fmt: skip
-    # a finished game of bots, written the old way (no rematch columns)
     db.migrate()
     with db.engine.connect() as connection:
         revision = connection.scalar(sa.text("select version_num from alembic_version"))
     assert revision == "0004"
     kept = tables.get_table(db, "0123456789ab")
     assert kept.status == "open" and kept.rematch is None and len(kept.seats) == 2
-    # tables finished after the upgrade by the old code path, then the start-up pass
-    bots = tables.create_table(db, "martian", {}, [BOT, BOT])
-    finished(db, bots.id)
+    old = tables.get_table(db, played.id)
+    assert old.status == "finished" and tables.read_log(db, played.id)[1]
+    # the start-up pass stores the results of the game finished before the upgrade
+    assert results.unrecorded_tables(db) == [played.id]
     assert results.record_all(db) == 1 and results.record_all(db) == 0
     tables.join(db, kept.id, 0, "Ann")
     tables.join(db, kept.id, 1, "Bob")
