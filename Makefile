@@ -42,7 +42,7 @@ typecheck: $(STAMP)
 # failure there must not disturb pytest's output capture for the other tests.
 BROWSER_TESTS := tests/test_browser_martian.py tests/test_browser_attacks.py tests/test_browser_declared.py \
 	tests/test_browser_protocol.py tests/test_browser_words.py tests/test_browser_review.py \
-	tests/test_browser_feel.py
+	tests/test_browser_feel.py tests/test_browser_community.py
 
 pytest: $(STAMP)
 	$(BIN)/pytest -n 2 -rs $(addprefix --ignore=,$(BROWSER_TESTS))

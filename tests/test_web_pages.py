@@ -55,7 +55,19 @@ def create(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
 # --- the page ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/", "/t/abc123", "/t/abc123/review", "/t/abc123/replay"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/t/abc123",
+        "/t/abc123/review",
+        "/t/abc123/replay",
+        "/account",
+        "/players/Ada",
+        "/leaderboard",
+        "/leaderboard/martian",
+    ],
+)
 def test_every_page_route_serves_the_single_page(app_client: TestClient, path: str) -> None:
     response = app_client.get(path)
     assert response.status_code == 200

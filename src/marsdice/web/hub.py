@@ -659,23 +659,18 @@ class Hub:
                 },
             )
         self._saw(live.table.id, live.version)
-        await self.cluster.publish(live.table.id, "step")
         if planned[-1].after.is_terminal:
-            self._finished(live.table.id)
+            await self._finished(live.table.id)
+        await self.cluster.publish(live.table.id, "step")
 
-    def _finished(self, table_id: str) -> None:
-        """The game is over: its results (and ratings) stored, in the background; a stop
-        before they are is made good at the next start (``results.record_all``)."""
-
-        async def record() -> None:
-            try:
-                await asyncio.to_thread(results.record_results, self.db, table_id)
-            except Exception:
-                log.exception("table %s: its results could not be stored", table_id)
-
-        task = asyncio.get_running_loop().create_task(record())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+    async def _finished(self, table_id: str) -> None:
+        """The game is over: its results (and ratings) stored before anyone is told, so
+        that a page that sees the end finds them; a stop before they are is made good at
+        the next start (``results.record_all``)."""
+        try:
+            await asyncio.to_thread(results.record_results, self.db, table_id)
+        except Exception:
+            log.exception("table %s: its results could not be stored", table_id)
 
     # -- presence --
 

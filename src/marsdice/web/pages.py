@@ -46,6 +46,18 @@ IMMUTABLE: Final = "public, max-age=31536000, immutable"
 VERSIONED_PREFIX: Final = "/static/v"
 #: answers smaller than this are sent as they are (compressing them gains nothing)
 GZIP_MINIMUM: Final = 512
+#: the addresses the single page answers (its own router shows each): the lobby, a table, its
+#: review and replay, the account page, a player's page and the leaderboards
+PAGE_ROUTES: Final = (
+    "/",
+    "/t/{table_id}",
+    "/t/{table_id}/review",
+    "/t/{table_id}/replay",
+    "/account",
+    "/players/{name}",
+    "/leaderboard",
+    "/leaderboard/{game}",
+)
 #: the types the page needs, whatever the system's mime.types says
 MEDIA_TYPES: Final = {
     ".html": "text/html; charset=utf-8",
@@ -136,7 +148,8 @@ def accepts_gzip(request: Request) -> bool:
 def add_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     """Serve ``static_dir`` at ``/static`` (and, cached for good, at ``/static/v/{version}``)
     and its ``index.html`` at the page's routes (the page's own router shows the lobby, a
-    table, its review or its replay); all of it compressed for a client that takes gzip."""
+    table, its review or its replay, the account, a player, a leaderboard); all of it
+    compressed for a client that takes gzip."""
     version = asset_version(static_dir)
     app.state.asset_version = version
     versioned = GZipMiddleware(
@@ -163,7 +176,7 @@ def add_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
             return Response(packed, media_type=MEDIA_TYPES[".html"], headers=headers)
         return Response(body, media_type=MEDIA_TYPES[".html"], headers=headers)
 
-    for route in ("/", "/t/{table_id}", "/t/{table_id}/review", "/t/{table_id}/replay"):
+    for route in PAGE_ROUTES:
         app.add_api_route(route, page, methods=["GET", "HEAD"], include_in_schema=False)
 
 

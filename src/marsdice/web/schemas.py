@@ -396,8 +396,16 @@ class AccountOut(BaseModel):
     signup: bool = Field(description="whether this server takes new accounts")
 
 
+def _chat_text(value: str) -> str:
+    from marsdice.storage.chat import chat_text
+
+    return chat_text(value)
+
+
 class ChatIn(_Strict):
-    text: Annotated[str, Field(min_length=1, max_length=MAX_CHAT)]
+    #: 1 to 300 characters once NFC-normalised and its spaces collapsed; no control or
+    #: format character (a direction override, a zero-width space)
+    text: Annotated[str, Field(min_length=1, max_length=MAX_CHAT), AfterValidator(_chat_text)]
     #: a seat's token (a guest at the table); without one the signed-in account speaks
     token: Annotated[str, Field(min_length=1, max_length=200)] | None = None
 

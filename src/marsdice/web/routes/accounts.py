@@ -129,10 +129,12 @@ def _game(name: str | None) -> str | None:
         raise NotFoundError(f"no game {name!r}") from None
 
 
-def _standing(rank: int, standing: results.Standing) -> dict[str, Any]:
+def _standing(rank: int | None, standing: results.Standing) -> dict[str, Any]:
     kind = "bot" if standing.player.startswith("bot:") else "account"
+    out: dict[str, Any] = {"rank": rank} if rank is not None else {}
     return {
-        "rank": rank,
+        **out,
+        "game": standing.game,
         "name": standing.name,
         "kind": kind,
         "bot": standing.player[4:] if kind == "bot" else None,
@@ -156,7 +158,7 @@ async def player(name: _PlayerName, db: DatabaseDep) -> dict[str, Any]:
     def read() -> dict[str, Any]:
         return {
             "summary": results.summary(db, user.player),
-            "ratings": [_standing(0, s) for s in results.ratings_of(db, user.player)],
+            "ratings": [_standing(None, s) for s in results.ratings_of(db, user.player)],
             "history": results.history(db, user.player, limit=100),
         }
 

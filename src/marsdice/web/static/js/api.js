@@ -3,8 +3,10 @@
 // table so a reload or a dropped connection takes the same seat back with hello.
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter = null) {
     super(body?.message || `HTTP ${status}`);
+    // a 429's Retry-After, in seconds (null: none given)
+    this.retryAfter = retryAfter;
     this.status = status;
     this.code = body?.error || "http";
     this.field = body?.field || null;
@@ -15,7 +17,10 @@ export class ApiError extends Error {
 async function answer(response) {
   const type = response.headers.get("content-type") || "";
   const body = type.includes("json") ? await response.json().catch(() => null) : null;
-  if (!response.ok) throw new ApiError(response.status, body);
+  if (!response.ok) {
+    const wait = Number(response.headers.get("retry-after"));
+    throw new ApiError(response.status, body, Number.isFinite(wait) && wait > 0 ? wait : null);
+  }
   return body;
 }
 
@@ -45,6 +50,9 @@ export const table = (id) => get(`/api/tables/${encodeURIComponent(id)}`);
 export const createTable = (body) => post("/api/tables", body);
 export const join = (id, body) => post(`/api/tables/${encodeURIComponent(id)}/join`, body);
 export const leave = (id, token) => post(`/api/tables/${encodeURIComponent(id)}/leave`, { token });
+export const rematch = (id, body) => post(`/api/tables/${encodeURIComponent(id)}/rematch`, body);
+export const chat = (id) => get(`/api/tables/${encodeURIComponent(id)}/chat`);
+export const postChat = (id, body) => post(`/api/tables/${encodeURIComponent(id)}/chat`, body);
 export const verify = (id) => get(`/api/tables/${encodeURIComponent(id)}/verify`);
 export const review = (id) => get(`/api/tables/${encodeURIComponent(id)}/review`);
 export const replay = (id) => get(`/api/tables/${encodeURIComponent(id)}/replay`);
@@ -52,6 +60,23 @@ export const recordUrl = (id) => `/api/tables/${encodeURIComponent(id)}/record`;
 /** The one name a table's record downloads under, from every page (the end screen, the
  * fairness panel, the review, the replay). */
 export const recordName = (id) => `marsdice-${id}.txt`;
+
+// -- accounts (the session is an HttpOnly cookie the page never reads; same-origin fetches
+// carry it), players' pages, leaderboards and finished games --
+export const account = () => get("/api/account");
+export const signUp = (name, password) => post("/api/account/signup", { name, password });
+export const signIn = (name, password) => post("/api/account/signin", { name, password });
+export const signOut = () => post("/api/account/signout", {});
+export const changePassword = (current, next) => post("/api/account/password", { current, new: next });
+export const player = (name) => get(`/api/players/${encodeURIComponent(name)}`);
+export const leaderboard = (game) => get(`/api/leaderboard/${encodeURIComponent(game)}`);
+/** The latest finished games: `filters` {game, player, limit}, each optional. */
+export function finished(filters = {}) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) if (value !== undefined && value !== null && value !== "") query.set(key, String(value));
+  const text = query.toString();
+  return get(`/api/finished${text ? `?${text}` : ""}`);
+}
 
 /** A player's seed as the server takes it: up to 64 printable ASCII characters. */
 export function seedOk(seed) {
@@ -85,13 +110,27 @@ export function savedSeat(tableId) {
   return seats()[tableId] || null;
 }
 
-export function saveSeat(tableId, seat, token) {
+export function saveSeat(tableId, seat, token, left = false) {
   const all = seats();
   all[tableId] = { seat, token, at: Date.now() };
+  if (left) all[tableId].left = true;
   // keep the 50 newest tables
   const ids = Object.keys(all).sort((a, b) => (all[b].at || 0) - (all[a].at || 0));
   for (const old of ids.slice(50)) delete all[old];
   localStorage.setItem(SEATS, JSON.stringify(all));
+}
+
+/** The seat this page plays now: a saved seat that was not left (a seat left in a running
+ * game keeps its token, so its owner can take it back, but is not taken at the next visit). */
+export function activeSeat(tableId) {
+  const saved = savedSeat(tableId);
+  return saved && !saved.left ? saved : null;
+}
+
+/** Mark the saved seat left (a bot plays it) or taken again. */
+export function markLeft(tableId, left) {
+  const saved = savedSeat(tableId);
+  if (saved) saveSeat(tableId, saved.seat, saved.token, left);
 }
 
 export function forgetSeat(tableId) {
@@ -106,8 +145,12 @@ export function forgetSeat(tableId) {
  * 20 s so idle proxies keep it open.
  */
 export class Connection {
-  constructor(tableId, { onState, onError, onStatus, onMessage, token, protocol }) {
+  constructor(tableId, { onState, onError, onStatus, onMessage, token, protocol, chat, presence }) {
     this.tableId = tableId;
+    // ask for the table's chat messages as they are written (docs/protocol.md)
+    this.chat = Boolean(chat);
+    // and who is at the table: connected, away, a stand-in's countdown (`presence` messages)
+    this.presence = Boolean(presence);
     this.onState = onState;
     // protocol 2 and 3 (docs/protocol.md): the step, table and advice messages go to
     // onMessage (protocol 3's steps one by one)
@@ -189,6 +232,8 @@ export class Connection {
   helloMessage() {
     const hello = { type: "hello", token: this.token };
     if (this.protocol !== 1) hello.protocol = this.protocol;
+    if (this.chat) hello.chat = true;
+    if (this.presence) hello.presence = true;
     return hello;
   }
 

@@ -1,8 +1,10 @@
 // The single page's router: "/" lobby, "/t/{id}" a table (with "?seat=N" from an invite
-// link, N counted from 1 as people count seats and as `marsdice connect --seat N` does), "/t/{id}/review" and "/t/{id}/replay" (helper modules loaded on demand). Every view
+// link, N counted from 1 as people count seats and as `marsdice connect --seat N` does), "/t/{id}/review" and "/t/{id}/replay" (helper modules loaded on demand),
+// "/account" (sign in, sign up, the password), "/players/{name}" and "/leaderboard/{game}". Every view
 // module exports mount(el, ...) returning a cleanup function or {destroy, refresh}. Every module
 // of the page, the games' plugins included, uses named exports only (docs/browser.md).
 
+import { createSession, mountAccountArea } from "./account.js";
 import * as api from "./api.js";
 import { stylesheet } from "./dom.js";
 import * as i18n from "./i18n.js";
@@ -95,7 +97,15 @@ export function navigate(path, replace = false) {
   route();
 }
 
-const ctx = { t, i18n, api, announce, toast, navigate, games, game, plugin, errorText };
+// who is signed in (account.js): the header's area and the pages read it
+const session = createSession(api);
+
+/** The review's texts and styles, for the pages that draw its chart. */
+function reviewFiles() {
+  return Promise.all([i18n.load("review"), stylesheet(new URL("css/review.css", STATIC_BASE))]);
+}
+
+const ctx = { t, i18n, api, announce, toast, navigate, games, game, plugin, errorText, session, reviewFiles };
 
 function destroy() {
   if (!view) return;
@@ -105,12 +115,14 @@ function destroy() {
 }
 
 let routedPath = null;
+let drawAccount = () => {}; // the header's account area (its "Sign in" link comes back here)
 
 async function route() {
   const token = ++routeToken;
   routedPath = location.pathname + location.search;
   destroy();
   main.replaceChildren();
+  drawAccount();
   const path = location.pathname.replace(/\/+$/, "") || "/";
   const params = new URLSearchParams(location.search);
   let match;
@@ -127,8 +139,21 @@ async function route() {
       const asked = Number(params.get("seat"));
       const seat = Number.isInteger(asked) && asked >= 1 ? asked - 1 : null; // (the seat's index)
       mounted = await table.mount(main, match[1], ctx, { seat });
+    } else if (path === "/account") {
+      const account = await import("./account.js");
+      if (token !== routeToken) return;
+      mounted = await account.mount(main, ctx, params);
+    } else if ((match = path.match(/^\/players\/([^/]+)$/))) {
+      await reviewFiles();
+      const player = await import("./player.js");
+      if (token !== routeToken) return;
+      mounted = await player.mount(main, decodeURIComponent(match[1]), ctx);
+    } else if ((match = path.match(/^\/leaderboard(?:\/([A-Za-z0-9_-]+))?$/))) {
+      const board = await import("./leaderboard.js");
+      if (token !== routeToken) return;
+      mounted = await board.mount(main, match[1] || null, ctx);
     } else if ((match = path.match(/^\/t\/([A-Za-z0-9_-]+)\/(review|replay)$/))) {
-      await Promise.all([i18n.load("review"), stylesheet(new URL("css/review.css", STATIC_BASE))]);
+      await reviewFiles();
       const module = await import(`./${match[2]}.js`);
       if (token !== routeToken) return;
       mounted = await module.mount(main, match[1], ctx);
@@ -150,6 +175,8 @@ async function route() {
       return;
     }
     view = mounted || null;
+    // a link to a part of a page (/t/{id}#fair-title): there once the page is drawn
+    if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
   } catch (error) {
     console.error(error);
     const box = document.createElement("p");
@@ -167,7 +194,7 @@ document.addEventListener("click", (event) => {
   const url = new URL(link.href, location.href);
   if (url.origin !== location.origin) return;
   event.preventDefault();
-  navigate(url.pathname + url.search);
+  navigate(url.pathname + url.search + url.hash);
 });
 // back and forward between routes; a jump to an anchor (the skip link) is not a new route
 window.addEventListener("popstate", () => {
@@ -178,10 +205,12 @@ async function start() {
   const select = document.getElementById("lang-select");
   select.value = i18n.lang();
   select.addEventListener("change", () => i18n.setLanguage(select.value));
-  await i18n.load("common");
+  await Promise.all([i18n.load("common"), session.refresh()]);
   i18n.translateStatic();
+  drawAccount = mountAccountArea(document.getElementById("account-area"), ctx);
   i18n.onChange(() => {
     select.value = i18n.lang();
+    drawAccount();
     if (view && typeof view.refresh === "function") view.refresh();
     else route();
   });

@@ -192,3 +192,82 @@ export function reviewChart(review, names, t, fmt) {
     },
   };
 }
+
+/**
+ * A line chart of plain values over steps (a player's rating after each rated game), drawn
+ * like the review's (same styles: one dash and colour per line, a legend, the numbers as a
+ * table under it). `lines`: [{name, points: [{x, value, when}]}], `x` counted from 1 over all
+ * lines; `text`: {title, desc, axis (the x axis' label for `last`), table, columns: [step,
+ * line, when, value]}; `format(value)` words a value. Null when there is nothing to draw.
+ */
+export function lineChart(lines, text, format) {
+  const points = lines.flatMap((line) => line.points);
+  if (!points.length) return null;
+  const last = Math.max(...points.map((p) => p.x), 1);
+  let lo = Math.min(...points.map((p) => p.value));
+  let hi = Math.max(...points.map((p) => p.value));
+  const room = Math.max((hi - lo) * 0.1, 10);
+  lo -= room;
+  hi += room;
+  const x = (step) => PAD.left + ((W - PAD.left - PAD.right) * (step - 1)) / Math.max(last - 1, 1);
+  const y = (value) => H - PAD.bottom - ((H - PAD.top - PAD.bottom) * (value - lo)) / (hi - lo);
+  const id = `rv-chart-${(serial += 1)}`;
+  const root = svg("svg", {
+    class: "rv-chart-svg",
+    viewBox: `0 0 ${W} ${H}`,
+    role: "img",
+    "aria-labelledby": `${id}-title ${id}-desc`,
+    preserveAspectRatio: "xMidYMid meet",
+  });
+  root.append(svg("title", { id: `${id}-title` }, text.title), svg("desc", { id: `${id}-desc` }, text.desc));
+  const grid = svg("g", { class: "rv-grid", "aria-hidden": "true" });
+  for (let q = 0; q <= 4; q += 1) {
+    const value = lo + ((hi - lo) * q) / 4;
+    grid.append(
+      svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(value), y2: y(value) }),
+      svg("text", { x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, format(Math.round(value))),
+    );
+  }
+  grid.append(svg("text", { x: W - PAD.right, y: H - 8, "text-anchor": "end" }, text.axis));
+  grid.append(svg("text", { x: PAD.left, y: H - 8, "text-anchor": "start" }, "1"));
+  root.append(grid);
+  lines.forEach((line, index) => {
+    const group = svg("g", { class: `rv-series seat-c${index % 6}`, "data-line": index, "aria-hidden": "true" });
+    const sorted = line.points.slice().sort((a, b) => a.x - b.x);
+    if (sorted.length > 1) {
+      const d = sorted.map((p, i) => `${i ? "L" : "M"}${x(p.x).toFixed(1)} ${y(p.value).toFixed(1)}`).join(" ");
+      group.append(svg("path", { class: "rv-line", d, "stroke-dasharray": DASHES[index % DASHES.length] || null }));
+    }
+    for (const p of sorted) group.append(svg("circle", { class: "rv-point chart-point", cx: x(p.x), cy: y(p.value), r: 3.5 }));
+    root.append(group);
+  });
+  const legend = h(
+    "ul",
+    { class: "rv-legend" },
+    lines.map((line, index) =>
+      h("li", { class: `seat-c${index % 6}` }, h("span", { class: "rv-legend-line", "data-dash": String(index % DASHES.length), "aria-hidden": "true" }), line.name),
+    ),
+  );
+  const rows = lines
+    .flatMap((line) => line.points.map((p) => ({ ...p, name: line.name })))
+    .sort((a, b) => a.x - b.x)
+    .map((p) => h("tr", {}, h("td", { text: `#${p.x}` }), h("td", { text: p.name }), h("td", { text: p.when }), h("td", { text: format(p.value) })));
+  const table = h(
+    "details",
+    { class: "rv-chart-table" },
+    h("summary", { text: text.table }),
+    h(
+      "div",
+      { class: "rv-table-scroll", tabindex: "0", role: "region", "aria-label": text.table },
+      h(
+        "table",
+        {},
+        h("caption", { class: "sr-only", text: text.title }),
+        h("thead", {}, h("tr", {}, text.columns.map((column) => h("th", { scope: "col", text: column })))),
+        h("tbody", {}, rows),
+      ),
+    ),
+  );
+  const scroller = h("div", { class: "rv-chart-scroll", tabindex: "0", role: "group", "aria-label": text.title }, root);
+  return h("figure", { class: "rv-chart" }, scroller, h("figcaption", {}, h("span", { class: "rv-chart-title", text: text.title })), legend, table);
+}

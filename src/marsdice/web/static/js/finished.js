@@ -35,3 +35,19 @@ export function seatNames(table, players, t, fallback) {
   }
   return names;
 }
+
+/** A finished table's links as the lobby and the player pages list them: the table (its end
+ * screen and fair dice), the replay, the review, the fairness panel and the record. */
+export function gameLinks(ctx, tableId) {
+  const { t, api } = ctx;
+  const id = encodeURIComponent(tableId);
+  return h(
+    "p",
+    { class: "row game-links" },
+    h("a", { href: `/t/${id}`, "data-link": "", class: "btn small", text: t("finished.table") }),
+    h("a", { href: `/t/${id}/replay`, "data-link": "", class: "btn small", text: t("end.replay") }),
+    h("a", { href: `/t/${id}/review`, "data-link": "", class: "btn small", text: t("finished.review") }),
+    h("a", { href: `/t/${id}#fair-title`, "data-link": "", class: "btn small", text: t("finished.fairness") }),
+    h("a", { href: api.recordUrl(tableId), download: api.recordName(tableId), class: "btn small ghost", text: t("finished.record") }),
+  );
+}

@@ -1,8 +1,10 @@
 // The lobby: create a table (game, the game's options through its plugin, seats as people or
-// bots, table options), the list of open and running tables (refreshed), join, watch, resume.
+// bots, table options), the list of open and running tables (refreshed), join, watch, resume;
+// the finished games (by game, by player) with their links.
 // A game's defaults, settings and bots are what /api/games declares for it.
 
 import { h as el, put } from "./dom.js";
+import { gameLinks } from "./finished.js";
 
 const REFRESH_MS = 3000;
 
@@ -18,8 +20,10 @@ export async function mount(root, ctx) {
 
   const createBox = el("section", { class: "panel create-panel", "aria-labelledby": "create-title" });
   const listBox = el("section", { class: "panel tables-panel", "aria-labelledby": "tables-title" });
+  const finishedBox = el("section", { class: "panel finished-panel", "aria-labelledby": "finished-title" });
   const intro = el("section", { class: "intro" });
-  put(root, el("div", { class: "lobby" }, intro, el("div", { class: "lobby-grid" }, createBox, listBox)));
+  put(root, el("div", { class: "lobby" }, intro, el("div", { class: "lobby-grid" }, createBox, el("div", { class: "lobby-side" }, listBox, finishedBox))));
+  const filters = { game: "", player: "" };
 
   function game() {
     return games.find((g) => g.name === gameName) || games[0];
@@ -104,7 +108,10 @@ export async function mount(root, ctx) {
     const tableDefaults = info.defaults.options;
     const hints = el("input", { type: "checkbox", id: "opt-hints", checked: tableDefaults.hints });
     const fool = el("input", { type: "checkbox", id: "opt-fool", checked: tableDefaults.fool_check });
-    const nameInput = el("input", { id: "create-name", maxlength: 40, autocomplete: "nickname", value: api.savedName() });
+    // (offered when the server declares the option: its default is the server's)
+    const spectators = "spectator_chat" in tableDefaults ? el("input", { type: "checkbox", id: "opt-spectator-chat", checked: tableDefaults.spectator_chat }) : null;
+    // (signed in, the server seats the account under its own name: the field starts with it)
+    const nameInput = el("input", { id: "create-name", maxlength: 40, autocomplete: "nickname", value: ctx.session?.get().user?.name || api.savedName() });
     const seedInput = el("input", { id: "create-seed", maxlength: 64, autocomplete: "off" });
     const formError = el("p", { class: "form-error field-error", role: "alert" });
 
@@ -127,6 +134,8 @@ export async function mount(root, ctx) {
         el("small", { class: "hint", text: t("lobby.hints_help") }),
         el("label", { class: "check", for: "opt-fool" }, fool, ` ${t("lobby.fool_check")}`),
         el("small", { class: "hint", text: t("lobby.fool_check_help") }),
+        spectators ? el("label", { class: "check", for: "opt-spectator-chat" }, spectators, ` ${t("lobby.spectator_chat")}`) : null,
+        spectators ? el("small", { class: "hint", text: t("lobby.spectator_chat_help") }) : null,
       ),
       el(
         "fieldset",
@@ -166,7 +175,7 @@ export async function mount(root, ctx) {
           game: info.name,
           variant,
           seats: seats.map((seat) => (seat.kind === "human" ? { kind: "human" } : { kind: "bot", bot: seat.bot })),
-          options: { hints: hints.checked, fool_check: fool.checked },
+          options: { hints: hints.checked, fool_check: fool.checked, ...(spectators ? { spectator_chat: spectators.checked } : {}) },
         });
         const first = created.seats.find((seat) => seat.kind === "human");
         if (first) {
@@ -257,6 +266,87 @@ export async function mount(root, ctx) {
     if (focused) listBox.querySelector(`a[href="${CSS.escape(focused)}"]`)?.focus();
   }
 
+  const when = (iso) => {
+    try {
+      return new Intl.DateTimeFormat(ctx.i18n.lang(), { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
+    } catch {
+      return iso;
+    }
+  };
+
+  /** One finished game: its game, when, each seat's place, name and score, its links. */
+  function finishedItem(game) {
+    const players = game.players.slice().sort((a, b) => a.placing - b.placing || a.seat - b.seat);
+    return el(
+      "li",
+      { class: "table-item finished-item", "data-table": game.table },
+      el(
+        "div",
+        { class: "table-item-head" },
+        el("strong", { text: t(`game.${game.game}`, { fallback: game.game }) }),
+        el("span", { class: "hint", text: when(game.finished_at) }),
+        game.rated ? el("span", { class: "chip", "data-status": "finished", text: t("finished.rated") }) : null,
+      ),
+      el(
+        "ol",
+        { class: "finished-players" },
+        ...players.map((p) =>
+          el(
+            "li",
+            { class: p.won ? "winner" : null },
+            `${t("end.place", { n: p.placing })} `,
+            p.account ? el("a", { href: `/players/${encodeURIComponent(p.name)}`, "data-link": true, text: p.name }) : el("span", { text: p.name }),
+            ` · ${t("end.points", { count: p.score })}`,
+          ),
+        ),
+      ),
+      gameLinks(ctx, game.table),
+    );
+  }
+
+  const finishedStatus = el("p", { class: "hint finished-status", role: "status" });
+  const finishedList = el("div", { class: "finished-list" });
+
+  /** The finished games' filters (drawn again only for a new language: the focus stays). */
+  function renderFinished() {
+    const form = el("form", { class: "finished-filters row", novalidate: true, role: "search", "aria-label": t("finished.filter") });
+    const gameSelect = el(
+      "select",
+      { id: "finished-game" },
+      el("option", { value: "", text: t("finished.all_games") }),
+      ...games.map((g) => el("option", { value: g.name, text: t(`game.${g.name}`, { fallback: g.title }) })),
+    );
+    gameSelect.value = filters.game;
+    const playerInput = el("input", { id: "finished-player", maxlength: 64, autocomplete: "off", spellcheck: "false", value: filters.player });
+    form.append(
+      el("div", { class: "field" }, el("label", { for: "finished-game", text: t("lobby.game") }), gameSelect),
+      el("div", { class: "field" }, el("label", { for: "finished-player", text: t("finished.player") }), playerInput),
+      el("button", { type: "submit", class: "btn", id: "finished-show", text: t("finished.show") }),
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      filters.game = gameSelect.value;
+      filters.player = playerInput.value.trim();
+      refreshFinished();
+    });
+    put(finishedBox, el("h2", { id: "finished-title", text: t("finished.title") }), form, finishedStatus, finishedList);
+  }
+
+  /** The latest finished games under the filters. */
+  async function refreshFinished() {
+    finishedStatus.textContent = t("finished.loading");
+    try {
+      const data = await api.finished({ game: filters.game, player: filters.player, limit: 20 });
+      if (!alive) return;
+      finishedStatus.textContent = data.games.length ? t("finished.count", { count: data.games.length }) : t("finished.none");
+      put(finishedList, data.games.length ? el("ul", { class: "table-list" }, ...data.games.map(finishedItem)) : null);
+    } catch (failure) {
+      finishedStatus.textContent = "";
+      const text = failure.status === 404 && filters.player ? t("finished.no_player", { name: filters.player }) : ctx.errorText(failure);
+      put(finishedList, el("p", { class: "error-box", role: "alert", text }));
+    }
+  }
+
   function renderIntro() {
     put(intro, el("h1", { text: t("lobby.title") }), el("p", { class: "lead", text: t("lobby.lead") }));
   }
@@ -269,7 +359,8 @@ export async function mount(root, ctx) {
 
   renderIntro();
   await renderCreate();
-  await tick();
+  renderFinished();
+  await Promise.all([tick(), refreshFinished()]);
 
   return {
     destroy() {
@@ -279,7 +370,9 @@ export async function mount(root, ctx) {
     async refresh() {
       renderIntro();
       await renderCreate();
-      await refreshList();
+      listKey = null;
+      renderFinished();
+      await Promise.all([refreshList(), refreshFinished()]);
     },
   };
 }

@@ -2,12 +2,13 @@
 // one small store (js/table/store.js) that the WebSocket's `state` messages fill: the head,
 // joining a seat and the invites, the last-round notice, whose turn and whose next, the actions
 // (and the fool check), the game's board (its plugin), the end screen, the hints, the scores,
-// the turn log and the fairness panel. No panel derives a rule: whose turn, places and
+// the turn log, the fairness panel, this page's seat (leaving it) and the chat. No panel derives a rule: whose turn, places and
 // tie-breaks are the view's own keys (docs/browser.md).
 
 import { h as el, put } from "./dom.js";
 import { createActions } from "./table/actions.js";
 import { createBoard } from "./table/board.js";
+import { createChat } from "./table/chat.js";
 import { connectTable } from "./table/connection.js";
 import { createEnd } from "./table/end.js";
 import { createFair } from "./table/fair.js";
@@ -17,6 +18,7 @@ import { createJoin } from "./table/join.js";
 import { createLog } from "./table/log.js";
 import { createNotice } from "./table/notice.js";
 import { createScores } from "./table/scores.js";
+import { createSeat } from "./table/seat.js";
 import { createStore } from "./table/store.js";
 import { createStrip } from "./table/strip.js";
 import { createTurn } from "./table/turn.js";
@@ -24,7 +26,7 @@ import { createTurn } from "./table/turn.js";
 export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {}) {
   const table = await ctx.api.table(tableId);
   const plugin = await ctx.plugin(table.game);
-  const saved = ctx.api.savedSeat(tableId);
+  const saved = ctx.api.activeSeat(tableId);
   const store = createStore({
     table,
     seat: saved ? saved.seat : null,
@@ -34,6 +36,9 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
     conn: "connecting",
     arrivedAt: 0,
     queued: 0,
+    chat: [],
+    presence: null,
+    returned: null,
   });
   const connection = connectTable({ store, ctx, tableId });
   const env = { store, ctx, plugin, tableId, connection, invitedSeat };
@@ -50,6 +55,8 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
   const log = createLog(env);
   const fair = createFair(env);
   const strip = createStrip(env);
+  const seatPanel = createSeat(env);
+  const chat = createChat(env);
   // the hints and the log fold away (folded at first on a narrow screen, open on a wide one)
   const narrow = window.matchMedia?.("(max-width: 900px)").matches;
   const fold = (panel, name, title) =>
@@ -69,16 +76,17 @@ export async function mount(root, tableId, ctx, { seat: invitedSeat = null } = {
       "div",
       { class: "table-grid" },
       el("div", { class: "play-col" }, turn.node, actions.node, board.node, end.node, hintsFold),
-      el("aside", { class: "side-col" }, scores.node, logFold, fair.node),
+      el("aside", { class: "side-col" }, scores.node, seatPanel.node, chat.node, logFold, fair.node),
     ),
     ...actions.dialogs,
+    ...seatPanel.dialogs,
     ...end.dialogs,
     ...head.dialogs,
   );
   put(root, page);
 
   // the log first: a new step's events are announced before the turn that follows them
-  const panels = [log, head, join, strip, turn, notice, board, actions, scores, hints, fair, end];
+  const panels = [log, head, join, strip, turn, notice, board, actions, scores, seatPanel, chat, hints, fair, end];
   const unsubscribe = panels.map((panel) => store.subscribe(panel.render));
   // last, once every panel is drawn: tests wait on these for a state to be on the page
   unsubscribe.push(

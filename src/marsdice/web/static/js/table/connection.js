@@ -7,8 +7,10 @@
 // `step` message (the step, its events, a JSON Patch of the view), and `table` / `advice`
 // messages bring news without a step. They are applied here to the last state, so the store's
 // `message` is always a whole state as the panels know it. A version skipped asks for a `sync`;
-// a patch that does not fit says hello again (a whole state): the page never drifts.
+// a patch that does not fit says hello again (a whole state): the page never drifts. The hello
+// asks for the table's chat too: each `chat` message joins the store's `chat`.
 
+import { addChat } from "./chat.js";
 import { createPacer } from "./pace.js";
 import { applyPatch } from "./patch.js";
 
@@ -18,7 +20,7 @@ const GUIDANCE = { advice: null, advice_pending: false, advice_missing: null, fa
 
 export function connectTable({ store, ctx, tableId }) {
   const { api } = ctx;
-  const saved = api.savedSeat(tableId);
+  const saved = api.activeSeat(tableId); // (a seat left in a running game is not taken back by itself)
   let socket = null;
   let current = null; // the last whole state, as applied here
   let syncing = null; // the version a sync was asked from, until its answer fits
@@ -30,7 +32,7 @@ export function connectTable({ store, ctx, tableId }) {
     if (!state.message || message.version !== state.message.version) patch.arrivedAt = performance.now();
     if (message.table) patch.table = message.table;
     if (message.seat !== undefined && message.seat !== null) patch.seat = message.seat;
-    else if (message.seat === null && !api.savedSeat(tableId)) patch.seat = null;
+    else if (message.seat === null && !api.activeSeat(tableId)) patch.seat = null;
     if (state.sent !== -1 && message.version > state.sent) Object.assign(patch, { sent: -1, pending: null });
     store.set(patch);
   }
@@ -57,6 +59,18 @@ export function connectTable({ store, ctx, tableId }) {
 
   /** A step, table or advice message: applied when it is the next one, else a sync. */
   function onMessage(message) {
+    if (message.type === "chat") {
+      if (message.message) addChat(store, [message.message]);
+      return;
+    }
+    if (message.type === "presence") {
+      // who is connected, who is away, when a stand-in takes over; to a player back at the
+      // table, once, what the stand-in did for them
+      const update = { presence: { seats: message.seats || [], at: Date.now() } };
+      if (message.returned) update.returned = message.returned;
+      store.set(update);
+      return;
+    }
     if (message.type === "pong" && current && message.version > current.version) {
       syncing = current.version; // the last step was lost (nothing came after it), or a sync's answer
       socket.send({ type: "sync", version: current.version });
@@ -112,8 +126,8 @@ export function connectTable({ store, ctx, tableId }) {
       socket.hello(null);
       store.set({ seat: null });
     }
-    if (message.code === "away" && api.savedSeat(tableId)) {
-      socket.hello(api.savedSeat(tableId).token); // take the seat back
+    if (message.code === "away" && api.activeSeat(tableId)) {
+      socket.hello(api.activeSeat(tableId).token); // take the seat back
       return;
     }
     if (message.code === "stale_version" || message.code === "not_your_turn") {
@@ -131,6 +145,8 @@ export function connectTable({ store, ctx, tableId }) {
   socket = new api.Connection(tableId, {
     token: saved ? saved.token : null,
     protocol: PROTOCOL,
+    chat: true,
+    presence: true,
     onState,
     onError,
     onStatus,

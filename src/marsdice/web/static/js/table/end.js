@@ -2,15 +2,95 @@
 // places shown once each, "1., 1., 3."), how each tie was broken (view.tie_breaks, in the
 // plugin's words) and the links to the review, the replay and the record. It opens as a dialog
 // when the game ends while the page is open; a game already over shows it in the page only.
+// "Play again" (POST /api/tables/{id}/rematch) makes the rematch, or takes this player's seat
+// in the one another player made (the table's `rematch`): the offer shows on every page of
+// the finished table, and whoever accepts goes to the new table with its seat's token kept.
 
 import { h as el, put } from "../dom.js";
 import { isOver, openDialog, pluginContext, seatNames } from "./common.js";
 
-export function createEnd({ ctx, plugin }) {
+export function createEnd({ store, ctx, plugin, tableId }) {
   const { t, i18n, api } = ctx;
+  // the rematch's part, in the page and in the dialog (drawn again only when it changes)
+  const rematchBoxes = [el("div", { class: "rematch" }), el("div", { class: "rematch" })];
+  const rematchError = [el("p", { class: "field-error", role: "alert" }), el("p", { class: "field-error", role: "alert" })];
+  let rematchKey = null;
+  let offered = null; // the rematch table, once fetched: {id, table}
+
+  /** Is this page one of the finished table's players (its token, or the account's seat)? */
+  function player(table) {
+    if (api.savedSeat(tableId)) return true;
+    const { user } = ctx.session.get();
+    return Boolean(user) && table.seats.some((seat) => seat.account && seat.name === user.name);
+  }
+
+  async function playAgain(index) {
+    const saved = api.savedSeat(tableId);
+    const body = saved ? { token: saved.token } : {};
+    for (const spot of rematchError) spot.textContent = "";
+    try {
+      const joined = await api.rematch(tableId, body);
+      api.saveSeat(joined.table.id, joined.seat, joined.token);
+      ctx.announce(t("rematch.seated"));
+      ctx.navigate(`/t/${joined.table.id}`);
+    } catch (failure) {
+      rematchError[index].textContent = ctx.errorText(failure);
+    }
+  }
+
+  function drawRematch(state) {
+    const { table } = state;
+    const newId = table.rematch || null;
+    if (newId && offered?.id !== newId) {
+      offered = { id: newId, table: null };
+      api.table(newId).then(
+        (found) => {
+          if (offered?.id !== newId) return;
+          offered.table = found;
+          rematchKey = null;
+          drawRematch(store.get());
+        },
+        () => {},
+      );
+    }
+    const mine = player(table);
+    const seatedThere = newId ? api.savedSeat(newId) : null;
+    const waiting = offered?.table ? offered.table.seats.filter((seat) => seat.kind === "human" && seat.taken).map((seat) => seat.name) : [];
+    const key = `${i18n.lang()}|${newId}|${mine}|${Boolean(seatedThere)}|${waiting.join("\n")}`;
+    if (key === rematchKey) return;
+    rematchKey = key;
+    rematchBoxes.forEach((box, index) => {
+      const parts = [];
+      if (newId) {
+        parts.push(
+          el(
+            "p",
+            { class: "rematch-offer", "data-rematch": newId },
+            waiting.length
+              ? t("rematch.offer_by", { names: new Intl.ListFormat(i18n.lang()).format(waiting) })
+              : t("rematch.offer"),
+          ),
+        );
+      }
+      const buttons = el("p", { class: "row" });
+      if (mine && seatedThere) {
+        buttons.append(el("a", { href: `/t/${newId}`, "data-link": true, class: "btn primary", text: t("rematch.go") }));
+      } else if (mine) {
+        buttons.append(
+          el("button", { type: "button", class: "btn primary rematch-button", text: t(newId ? "rematch.accept" : "rematch.play_again"), onclick: () => playAgain(index) }),
+        );
+      } else if (newId) {
+        buttons.append(el("a", { href: `/t/${newId}`, "data-link": true, class: "btn", text: t("rematch.watch") }));
+      }
+      if (buttons.childElementCount) parts.push(buttons);
+      put(box, ...parts, rematchError[index]);
+      box.hidden = !parts.length;
+    });
+  }
   const node = el("section", { class: "panel end-panel", hidden: true, "aria-labelledby": "end-title" });
   const dialog = el("dialog", { class: "dialog end-dialog", "aria-labelledby": "end-dialog-title" });
   let shown = false; // the dialog has opened (or needs not: the game was over before)
+  let drawnKey = null; // what the panel was drawn for: a chat message does not draw it again
   let seenState = false;
 
   function links(table) {
@@ -64,23 +144,28 @@ export function createEnd({ ctx, plugin }) {
     const over = Boolean(view) && isOver(state);
     node.hidden = !over;
     if (!over) return;
+    drawRematch(state);
+    const key = `${i18n.lang()}|${message.version}|${state.seat}|${JSON.stringify(state.table.seats)}|${state.table.status}`;
+    if (key === drawnKey) return;
+    drawnKey = key;
     const list = seatNames(state.table, t);
     const pctx = pluginContext(state, ctx);
     const said = headline(state, view, list);
     const breaks = (view.tie_breaks || []).flatMap((tie) => plugin.tieBreakLines(tie, view, pctx));
-    const build = (id) => [
+    const build = (id, index) => [
       el("h2", { id, text: t("end.title") }),
       el("p", { class: "end-headline", text: said }),
       view.placings ? ranking(state, view, list) : null,
       breaks.length
         ? el("div", { class: "tiebreaks" }, el("h3", { text: t("end.tiebreaks") }), el("ul", {}, ...breaks.map((line) => el("li", { text: line }))))
         : null,
+      rematchBoxes[index],
       links(state.table),
     ];
-    put(node, ...build("end-title"));
+    put(node, ...build("end-title", 0));
     if (shown) return;
     shown = true;
-    const [heading, ...rest] = build("end-dialog-title");
+    const [heading, ...rest] = build("end-dialog-title", 1);
     put(dialog,
       el(
         "div",

@@ -1,5 +1,5 @@
 // Taking a seat (the join form: seat, name, seed) and the invite links to the free seats, while
-// the table is open; leaving a seat before the start.
+// the table is open (leaving a seat is table/seat.js').
 
 import { h as el, put } from "../dom.js";
 
@@ -30,7 +30,7 @@ export function createJoin({ store, ctx, tableId, connection, invitedSeat }) {
       maxlength: 40,
       required: true,
       autocomplete: "nickname",
-      value: api.savedName(),
+      value: ctx.session?.get().user?.name || api.savedName(), // (an account plays under its own name)
     });
     const seedInput = el("input", { id: "join-seed", name: "seed", maxlength: 64, autocomplete: "off" });
     const error = el("p", { class: "field-error", role: "alert" });
@@ -110,26 +110,6 @@ export function createJoin({ store, ctx, tableId, connection, invitedSeat }) {
     return list;
   }
 
-  function leaveButton() {
-    return el("button", {
-      type: "button",
-      class: "btn ghost",
-      text: t("join.leave"),
-      onclick: async () => {
-        const seatInfo = api.savedSeat(tableId);
-        let table = store.get().table;
-        try {
-          table = await api.leave(tableId, seatInfo.token);
-        } catch (failure) {
-          ctx.toast(ctx.errorText(failure), "error");
-        }
-        api.forgetSeat(tableId);
-        connection.hello(null);
-        store.set({ seat: null, table });
-      },
-    });
-  }
-
   function render(state) {
     const { table, seat: mySeat } = state;
     const open = table.status === "open";
@@ -147,7 +127,6 @@ export function createJoin({ store, ctx, tableId, connection, invitedSeat }) {
     }
     if (!invitePanel.hidden) {
       put(invitePanel, el("h2", { text: t("invite.title") }), inviteList(state), el("p", { class: "hint", text: t("invite.waiting") }));
-      if (mySeat !== null) invitePanel.append(leaveButton());
     }
   }
 

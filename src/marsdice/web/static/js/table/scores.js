@@ -4,12 +4,23 @@
 import { h as el, put } from "../dom.js";
 import { isOver, pluginContext, seatNames } from "./common.js";
 
-export function createScores({ ctx, plugin }) {
+export function createScores({ ctx, plugin, store }) {
   const { t } = ctx;
   const node = el("section", { class: "panel scores-panel", "aria-labelledby": "scores-title" });
+  // a stand-in's countdown is drawn again each second while one runs
+  let ticking = null;
+
+  /** Seat index -> its presence entry (the server's `presence` message), if any came. */
+  function presenceOf(state) {
+    const out = new Map();
+    for (const entry of state.presence?.seats || []) out.set(entry.seat, entry);
+    return out;
+  }
 
   function render(state) {
     const { table, seat: mySeat } = state;
+    const presence = presenceOf(state);
+    let counting = false;
     const view = state.message?.view;
     const list = seatNames(table, t);
     const playing = view && !isOver(state);
@@ -23,6 +34,13 @@ export function createScores({ ctx, plugin }) {
       if (index === mySeat) marks.push(el("span", { class: "mark you", text: t("scores.you") }));
       if (seat.kind === "bot") marks.push(el("span", { class: "mark bot", text: t("scores.bot") }));
       if (seat.away) marks.push(el("span", { class: "mark away", text: t("scores.away") }));
+      const here = presence.get(index);
+      if (here && !here.connected && !seat.away && seat.taken && table.status === "running") {
+        const due = here.stand_in_at ? Math.ceil((Date.parse(here.stand_in_at) - Date.now()) / 1000) : null;
+        const text = due !== null && due > 0 ? t("scores.stand_in_in", { count: due }) : t("scores.offline");
+        marks.push(el("span", { class: "mark offline", text }));
+        counting = counting || (due !== null && due > 0);
+      }
       if (seat.kind === "human" && !seat.taken) marks.push(el("span", { class: "mark open", text: t("scores.open") }));
       if (winners.has(index)) marks.push(el("span", { class: "mark winner", text: `★ ${t("scores.winner")}` }));
       body.append(
@@ -47,12 +65,25 @@ export function createScores({ ctx, plugin }) {
       ),
     );
     const note = view && plugin.scoreNote ? plugin.scoreNote(view, pluginContext(state, ctx)) : null;
+    const back = state.returned && state.returned.seat === mySeat ? state.returned : null;
     put(node,
       el("h2", { id: "scores-title", text: t("scores.title") }),
       el("table", { class: "scores" }, head, body),
       note ? el("p", { class: "hint", text: note }) : null,
+      back ? el("p", { class: "returned-note", role: "status", text: t("scores.returned", { count: back.moves }) }) : null,
     );
+    if (counting && !ticking) ticking = setInterval(() => render(store.get()), 1000);
+    if (!counting && ticking) {
+      clearInterval(ticking);
+      ticking = null;
+    }
   }
 
-  return { node, render };
+  return {
+    node,
+    render,
+    destroy: () => {
+      if (ticking) clearInterval(ticking);
+    },
+  };
 }
