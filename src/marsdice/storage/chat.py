@@ -32,7 +32,7 @@ def chat_text(text: str) -> str:
             raise ValueError(f"a chat message may not hold U+{ord(char):04X}")
     text = " ".join(text.split())
     if not 1 <= len(text) <= MAX_CHAT:
-        raise ValueError(f"text: a chat message is 1 to {MAX_CHAT} characters")
+        raise ValueError(f"a chat message is 1 to {MAX_CHAT} characters")
     return text
 
 

@@ -258,13 +258,14 @@ class Standing:
     name: str
     rating: Rating
     games: int
+    game: str
 
 
 def leaderboard(db: Database, game: str, limit: int = 100) -> list[Standing]:
     """The game's rated players, best shown rating first."""
     with db.reading() as connection:
         rows = connection.execute(select(RATINGS).where(RATINGS.c.game == game))
-        found = [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games) for r in rows]
+        found = [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games, r.game) for r in rows]
     found.sort(key=lambda s: (-s.rating.shown, s.name.casefold()))
     return found[:limit]
 
@@ -274,7 +275,7 @@ def ratings_of(db: Database, player: str) -> list[Standing]:
         rows = connection.execute(
             select(RATINGS).where(RATINGS.c.player == player).order_by(RATINGS.c.game)
         )
-        return [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games) for r in rows]
+        return [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games, r.game) for r in rows]
 
 
 def summary(db: Database, player: str) -> dict[str, Any]:
