@@ -410,3 +410,20 @@ def test_a_signed_in_player_s_seat_follows_the_account_not_another_browser(
         with other.websocket_connect(f"/ws/tables/{table_id}") as socket:
             socket.send_text(json.dumps({"type": "hello"}))  # another browser: a spectator
             assert json.loads(socket.receive_text())["seat"] is None
+
+
+def test_requests_that_hash_a_password_are_bounded_per_address(
+    app: Any, client: TestClient, db: Database
+) -> None:
+    """A hash costs CPU by design: one address may not make the server hash without end."""
+    from marsdice.web.routes import accounts as routes
+
+    app.state.hashers = routes._PerAddress(3, 60.0)
+    made = [
+        client.post("/api/account/signup", json={"name": f"Racer{i}", "password": PASSWORD})
+        for i in range(2)
+    ]  # (a sign-up hashes twice: the new password, then the sign-in's check)
+    assert [answer.status_code for answer in made] == [201, 429]  # refused before any work
+    limited = error(made[1], 429, "too_many_attempts")
+    assert "address" in limited["message"] and int(made[1].headers["Retry-After"]) > 0
+    assert [user.name for user in accounts.list_users(db)] == ["Racer0"]

@@ -369,16 +369,24 @@ def test_a_review_runs_in_the_pool_and_is_refused_over_the_cap(db: Database, hol
     hold.touch()
     app = heavy_app(db, hold)
     with TestClient(app) as client:
-        table_id = create(client, [bot("cautious"), bot("cautious")], {"target": 5})
+        table_id, other = (
+            create(client, [bot("cautious"), bot("cautious")], {"target": 5}) for _ in range(2)
+        )
         with ExitStack() as stack:
-            Conn(stack, client, table_id, None).until(lambda s: s["table"]["status"] == "finished")
+            for finished in (table_id, other):
+                Conn(stack, client, finished, None).until(
+                    lambda s: s["table"]["status"] == "finished"
+                )
         answer = client.get(f"/api/tables/{table_id}/review")
         assert answer.status_code == 200, answer.text
         assert answer.json()["decisions"]
         app.state.hub.pool.limits = PoolLimits(workers=1, max_solve=1)
-        refused = client.get(f"/api/tables/{table_id}/review")
+        refused = client.get(f"/api/tables/{other}/review")
         assert refused.status_code == 409 and refused.json()["error"] == "too_big"
         assert "over the server's cap" in refused.json()["message"]
+        # a review worked out before is kept: read back, no solve (whatever the cap now)
+        kept = client.get(f"/api/tables/{table_id}/review")
+        assert kept.status_code == 200 and kept.json() == answer.json()
 
 
 def test_the_review_from_the_pool_is_the_review_made_here(db: Database, hold: Path) -> None:

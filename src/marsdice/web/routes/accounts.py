@@ -8,7 +8,11 @@ by :mod:`marsdice.web.guard`; the rules for names and passwords are
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any, Final
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any, Final, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from starlette.requests import HTTPConnection
@@ -16,7 +20,7 @@ from starlette.requests import HTTPConnection
 from marsdice.accounts import BadUserName, user_name
 from marsdice.games import all_games, get_game
 from marsdice.storage import accounts, results
-from marsdice.storage.accounts import SESSION_LIFETIME, BadCredentials, User
+from marsdice.storage.accounts import SESSION_LIFETIME, BadCredentials, TooManyAttempts, User
 from marsdice.storage.tables import NotFoundError
 from marsdice.web.deps import DatabaseDep
 from marsdice.web.errors import error_responses
@@ -24,6 +28,58 @@ from marsdice.web.guard import SESSION_COOKIE
 from marsdice.web.schemas import AccountOut, ChangePassword, SignIn, SignUp
 
 router: Final = APIRouter(prefix="/api")
+_T = TypeVar("_T")
+
+#: a password's hash costs tens of milliseconds of CPU by design: hashed in threads of their
+#: own (never the pool the database calls use), and at most so many requests that hash one
+#: (sign-up, sign-in, a password change) from one address at once, then one every few seconds
+_HASHING: Final = ThreadPoolExecutor(max_workers=2, thread_name_prefix="marsdice-password")
+HASHES_BURST: Final = 30
+HASH_EVERY: Final = 2.0
+
+
+class _PerAddress:
+    """Each address's token bucket, the least recently used forgotten first."""
+
+    def __init__(self, burst: int, every: float, size: int = 10_000) -> None:
+        self.burst, self.every, self.size = float(burst), every, size
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def wait(self, address: str, cost: int = 1) -> float:
+        """0 when the address may go on (and ``cost`` is counted), else seconds to wait."""
+        now = time.monotonic()
+        tokens, at = self.buckets.pop(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - at) / self.every)
+        if tokens < cost:
+            self.buckets[address] = (tokens, now)
+            return (cost - tokens) * self.every
+        self.buckets[address] = (tokens - cost, now)
+        while len(self.buckets) > self.size:
+            self.buckets.popitem(last=False)
+        return 0.0
+
+
+def _hashers(request: Request) -> _PerAddress:
+    """The application's buckets (one set per server, kept on ``app.state``)."""
+    state = request.app.state
+    found: _PerAddress | None = getattr(state, "hashers", None)
+    if found is None:
+        found = state.hashers = _PerAddress(HASHES_BURST, HASH_EVERY)
+    return found
+
+
+def _may_hash(request: Request, times: int = 1) -> None:
+    """Count ``times`` hashes against the request's address, or refuse it (nothing done)."""
+    wait = _hashers(request).wait(_address(request) or "-", times)
+    if wait:
+        raise TooManyAttempts(
+            "too many account requests from your address: wait a moment", int(wait) + 1
+        )
+
+
+async def _hashing(call: Callable[..., _T], *args: Any) -> _T:
+    """Run ``call`` (which hashes a password) in the hashing threads."""
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, lambda: call(*args))
 
 
 def session_id(connection: HTTPConnection) -> str | None:
@@ -67,15 +123,16 @@ async def get_account(user: UserDep, db: DatabaseDep) -> AccountOut:
     return AccountOut(user=None if user is None else user.public(), signup=signup)
 
 
-@router.post("/account/signup", status_code=201, responses=error_responses(400, 403, 409, 413, 422))
+@router.post(
+    "/account/signup", status_code=201, responses=error_responses(400, 403, 409, 413, 422, 429)
+)
 async def sign_up(
     body: SignUp, request: Request, response: Response, db: DatabaseDep
 ) -> AccountOut:
     """A new account, signed in at once."""
-    await asyncio.to_thread(accounts.create_user, db, body.name, body.password)
-    user, new_id = await asyncio.to_thread(
-        accounts.sign_in, db, body.name, body.password, _address(request)
-    )
+    _may_hash(request, 2)  # the new password's hash, then the sign-in's check
+    await _hashing(accounts.create_user, db, body.name, body.password)
+    user, new_id = await _hashing(accounts.sign_in, db, body.name, body.password, _address(request))
     await asyncio.to_thread(accounts.sign_out, db, session_id(request))
     return _signed_in(request, response, user, new_id)
 
@@ -85,9 +142,8 @@ async def sign_in(
     body: SignIn, request: Request, response: Response, db: DatabaseDep
 ) -> AccountOut:
     """A new session (the old one, if any, ends: its id is never reused)."""
-    user, new_id = await asyncio.to_thread(
-        accounts.sign_in, db, body.name, body.password, _address(request)
-    )
+    _may_hash(request)
+    user, new_id = await _hashing(accounts.sign_in, db, body.name, body.password, _address(request))
     await asyncio.to_thread(accounts.sign_out, db, session_id(request))
     return _signed_in(request, response, user, new_id)
 
@@ -100,7 +156,7 @@ async def sign_out(request: Request, db: DatabaseDep) -> Response:
     return response
 
 
-@router.post("/account/password", responses=error_responses(400, 401, 403, 413, 422))
+@router.post("/account/password", responses=error_responses(400, 401, 403, 413, 422, 429))
 async def change_password(
     body: ChangePassword, request: Request, response: Response, db: DatabaseDep
 ) -> AccountOut:
@@ -108,9 +164,8 @@ async def change_password(
     found = session_id(request)
     if not found:
         raise BadCredentials("sign in first")
-    user, new_id = await asyncio.to_thread(
-        accounts.change_password, db, found, body.current, body.new
-    )
+    _may_hash(request, 3)  # the current password's check, the new one's hash, a session
+    user, new_id = await _hashing(accounts.change_password, db, found, body.current, body.new)
     return _signed_in(request, response, user, new_id)
 
 
