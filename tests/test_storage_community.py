@@ -360,3 +360,29 @@ def test_chat_keeps_messages_checked_and_hides_removed_ones(db: Database) -> Non
     chat.remove(db, first.id)
     assert [m.text for m in chat.messages(db, table.id)] == ["next"]
     assert chat.last_id(db, table.id) == second.id
+
+
+def test_results_from_the_game_in_hand_are_those_of_its_replayed_record(db: Database) -> None:
+    """The server stores them from its own game as it ends (nothing read back); the record
+    replayed gives the same places and scores."""
+    table_id, _ = account_table(db)
+    writer = Writer.reading(db, table_id)
+    chooser = random.Random(3)
+    while not writer.state.is_terminal:
+        writer.store(db, *writer.next_step(chooser))
+    assert results.record_results(db, table_id, (writer.table, writer.state))
+    replayed = results.final_state(writer.table, writer.moves)
+    with db.reading() as connection:
+        rows = list(
+            connection.execute(
+                select(results.RESULTS.c.placing, results.RESULTS.c.score).order_by(
+                    results.RESULTS.c.seat
+                )
+            )
+        )
+    assert [(p, s) for p, s in rows] == list(
+        zip(replayed.placings(), map(float, replayed.scores), strict=True)
+    )
+    unfinished = results.final_state(writer.table, writer.moves[:3])
+    with pytest.raises(tables.StorageError, match="not finished"):
+        results.record_results(db, table_id, (writer.table, unfinished))

@@ -66,24 +66,34 @@ def final_state(table: TableData, actions: Sequence[str]) -> GameState:
     return game.replay(table.opening_record(actions))[-1]
 
 
-def record_results(db: Database, table_id: str) -> bool:
+def record_results(
+    db: Database,
+    table_id: str,
+    finished: tuple[TableData, GameState] | None = None,
+) -> bool:
     """Store the finished table's results (and ratings) unless they are stored; whether
-    this call stored them. A transaction refused for another reason than these results
-    being stored (a concurrent writer's key) is tried again."""
+    this call stored them. ``finished``: the table as its last step left it and the game's
+    last position, when the caller holds them (the server, as a game ends: nothing is read
+    back or replayed); without it they are read and the record replayed. A transaction
+    refused for another reason than these results being stored (a concurrent writer's key)
+    is tried again."""
     for _attempt in range(5):
-        stored = _record(db, table_id)
+        if finished is None:
+            table, log = finished_log(db, table_id, "its results")
+            with db.reading() as connection:
+                if _recorded(connection, table_id):
+                    return False
+            finished = (table, final_state(table, [step.action for step in log]))
+        stored = _record(db, table_id, *finished)
         if stored is not None:
             return stored
     raise StorageError(f"table {table_id}: its results could not be stored")
 
 
-def _record(db: Database, table_id: str) -> bool | None:
+def _record(db: Database, table_id: str, table: TableData, state: GameState) -> bool | None:
     """True: stored; False: stored already; None: refused by a concurrent writer."""
-    table, log = finished_log(db, table_id, "its results")
-    with db.reading() as connection:
-        if _recorded(connection, table_id):
-            return False
-    state = final_state(table, [step.action for step in log])
+    if not state.is_terminal or table.status != FINISHED:
+        raise StorageError(f"table {table_id} has not finished: its results come at the end")
     placings = state.placings()
     scores = state.scores
     winners = set(state.winners)

@@ -660,15 +660,18 @@ class Hub:
             )
         self._saw(live.table.id, live.version)
         if planned[-1].after.is_terminal:
-            await self._finished(live.table.id)
+            await self._finished(live)
         await self.cluster.publish(live.table.id, "step")
 
-    async def _finished(self, table_id: str) -> None:
-        """The game is over: its results (and ratings) stored before anyone is told, so
-        that a page that sees the end finds them; a stop before they are is made good at
-        the next start (``results.record_all``)."""
+    async def _finished(self, live: Live) -> None:
+        """The game is over: its results (and ratings) stored from the game in hand before
+        anyone is told, so that a page that sees the end finds them; a stop before they
+        are is made good at the next start (``results.record_all``)."""
+        table_id = live.table.id
         try:
-            await asyncio.to_thread(results.record_results, self.db, table_id)
+            await asyncio.to_thread(
+                results.record_results, self.db, table_id, (live.table, live.state)
+            )
         except Exception:
             log.exception("table %s: its results could not be stored", table_id)
 
