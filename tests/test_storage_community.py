@@ -6,6 +6,7 @@ with data in it, and chat."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 from datetime import UTC, datetime
@@ -370,7 +371,7 @@ def test_results_from_the_game_in_hand_are_those_of_its_replayed_record(db: Data
     chooser = random.Random(3)
     while not writer.state.is_terminal:
         writer.store(db, *writer.next_step(chooser))
-    assert results.record_results(db, table_id, (writer.table, writer.state))
+    assert results.record_results(db, table_id, (writer.table, writer.state, frozenset()))
     replayed = results.final_state(writer.table, writer.moves)
     with db.reading() as connection:
         rows = list(
@@ -385,4 +386,23 @@ def test_results_from_the_game_in_hand_are_those_of_its_replayed_record(db: Data
     )
     unfinished = results.final_state(writer.table, writer.moves[:3])
     with pytest.raises(tables.StorageError, match="not finished"):
-        results.record_results(db, table_id, (writer.table, unfinished))
+        results.record_results(db, table_id, (writer.table, unfinished, frozenset()))
+
+
+def test_a_seat_a_stand_in_played_is_rated_last_whatever_its_place(db: Database) -> None:
+    """Leaving never earns a rating: the stand-in's play is not its player's."""
+    table_id, user_id = account_table(db)
+    writer = Writer.reading(db, table_id)
+    chooser = random.Random(4)
+    while not writer.state.is_terminal:
+        step, after = writer.next_step(chooser)
+        if step.seat == 0:
+            step = dataclasses.replace(step, actor=results.STAND_IN)
+        writer.store(db, step, after)
+    assert results.record_results(db, table_id)  # (read back: the stand-in's steps seen)
+    board = {s.player: s for s in results.leaderboard(db, "martian")}
+    expected = rate([INITIAL, INITIAL], (2, 1))
+    assert board[f"user:{user_id}"].rating == expected[0]
+    assert board["bot:cautious"].rating == expected[1]
+    assert results.rated_places((1, 1, 3), frozenset({1})) == (1, 3, 2)
+    assert results.rated_places((2, 1, 3), frozenset()) == (2, 1, 3)

@@ -34,6 +34,8 @@ from marsdice.storage.tables import (
 )
 
 RESULTS: Final = Base.metadata.tables[ResultRow.__tablename__]
+#: the actor of a step a stand-in bot made for an absent person (``web.hub``'s)
+STAND_IN: Final = "stand-in"
 RATINGS: Final = Base.metadata.tables[RatingRow.__tablename__]
 REVIEWS: Final = Base.metadata.tables[ReviewRow.__tablename__]
 
@@ -69,12 +71,13 @@ def final_state(table: TableData, actions: Sequence[str]) -> GameState:
 def record_results(
     db: Database,
     table_id: str,
-    finished: tuple[TableData, GameState] | None = None,
+    finished: tuple[TableData, GameState, frozenset[int]] | None = None,
 ) -> bool:
     """Store the finished table's results (and ratings) unless they are stored; whether
-    this call stored them. ``finished``: the table as its last step left it and the game's
-    last position, when the caller holds them (the server, as a game ends: nothing is read
-    back or replayed); without it they are read and the record replayed. A transaction
+    this call stored them. ``finished``: the table as its last step left it, the game's
+    last position and the seats a stand-in moved for, when the caller holds them (the
+    server, as a game ends: nothing is read back or replayed); without it they are read
+    and the record replayed. A transaction
     refused for another reason than these results being stored (a concurrent writer's key)
     is tried again."""
     for _attempt in range(5):
@@ -83,14 +86,34 @@ def record_results(
             with db.reading() as connection:
                 if _recorded(connection, table_id):
                     return False
-            finished = (table, final_state(table, [step.action for step in log]))
+            stood_in = frozenset(
+                step.seat for step in log if step.actor == STAND_IN and step.seat is not None
+            )
+            finished = (table, final_state(table, [step.action for step in log]), stood_in)
         stored = _record(db, table_id, *finished)
         if stored is not None:
             return stored
     raise StorageError(f"table {table_id}: its results could not be stored")
 
 
-def _record(db: Database, table_id: str, table: TableData, state: GameState) -> bool | None:
+def rated_places(placings: Sequence[int], stood_in: frozenset[int]) -> tuple[int, ...]:
+    """The places a rated game is rated by: a seat a stand-in bot moved for at any time is
+    placed after every seat its own player played to the end (the stand-in's play is not
+    its player's: leaving never earns a rating), those seats sharing the last place; the
+    others keep their order.
+
+    >>> rated_places((1, 2, 3), frozenset({0}))
+    (3, 1, 2)
+    """
+    kept = sorted({place for seat, place in enumerate(placings) if seat not in stood_in})
+    rank = {place: i + 1 for i, place in enumerate(kept)}
+    last = len(kept) + 1
+    return tuple(last if seat in stood_in else rank[place] for seat, place in enumerate(placings))
+
+
+def _record(
+    db: Database, table_id: str, table: TableData, state: GameState, stood_in: frozenset[int]
+) -> bool | None:
     """True: stored; False: stored already; None: refused by a concurrent writer."""
     if not state.is_terminal or table.status != FINISHED:
         raise StorageError(f"table {table_id} has not finished: its results come at the end")
@@ -126,7 +149,7 @@ def _record(db: Database, table_id: str, table: TableData, state: GameState) -> 
                 names = {key: table.names[i] for i, key in enumerate(players) if key}
                 before = _ratings(connection, table.game, names, now)
                 old = [before[key] if key else INITIAL for key in players]
-                new = rate(old, placings)
+                new = rate(old, rated_places(placings, stood_in))
                 for row, was, now_is in zip(rows, old, new, strict=True):
                     row.update(
                         mu_before=was.mu,

@@ -70,7 +70,7 @@ def _stood_in(live: Live, seat: int) -> dict[str, int] | None:
     for actor, at in reversed(live.actors):
         if at != seat:
             continue
-        if actor != "stand-in":
+        if actor != results.STAND_IN:
             break
         moves += 1
     return {"seat": seat, "moves": moves} if moves else None
@@ -669,8 +669,13 @@ class Hub:
         are is made good at the next start (``results.record_all``)."""
         table_id = live.table.id
         try:
+            stood_in = frozenset(
+                seat
+                for actor, seat in live.actors
+                if actor == results.STAND_IN and seat is not None
+            )
             await asyncio.to_thread(
-                results.record_results, self.db, table_id, (live.table, live.state)
+                results.record_results, self.db, table_id, (live.table, live.state, stood_in)
             )
         except Exception:
             log.exception("table %s: its results could not be stored", table_id)
@@ -845,7 +850,7 @@ class Hub:
                 return True  # someone moved or came back meanwhile: look again
             action, fallback = await self._decide(session, live, seat)
             after = live.state.apply(action)
-            actor = "bot" if live.table.seats[seat].kind == "bot" else "stand-in"
+            actor = "bot" if live.table.seats[seat].kind == "bot" else results.STAND_IN
             if fallback:
                 session.fallbacks.add(version)
             move = Planned(action, after, actor, seat, live.counter)
