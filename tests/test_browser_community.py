@@ -128,6 +128,12 @@ def stand_in_moves(folder: Any, table_id: str) -> int:
     return int(count)
 
 
+def two_seat_table(server: Server) -> str:  # noqa: F811
+    """A Martian Dice table of two people's seats, long enough not to end under a test."""
+    seats = [{"kind": "human"}, {"kind": "human"}]
+    return str(create_table(server, "martian", {"target": 40}, seats)["id"])
+
+
 def scroll_width(page: Any) -> tuple[int, int]:
     width = page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")
     return int(width[0]), int(width[1])
@@ -259,11 +265,7 @@ def test_another_browser_cannot_act_for_a_seat(
     browser: Any,  # noqa: F811
     server: Server,  # noqa: F811
 ) -> None:
-    table_id = str(
-        create_table(server, "martian", {"target": 40}, [{"kind": "human"}, {"kind": "human"}])[
-            "id"
-        ]
-    )
+    table_id = two_seat_table(server)
     ann, bob, eve = (new_page(browser, server) for _ in range(3))
     pages.extend([ann, bob, eve])
     join_here(ann, table_id, 0, "Ann")
@@ -298,11 +300,7 @@ def test_the_chat_shows_text_only_live_and_says_its_limits(
     browser: Any,  # noqa: F811
     server: Server,  # noqa: F811
 ) -> None:
-    table_id = str(
-        create_table(server, "martian", {"target": 40}, [{"kind": "human"}, {"kind": "human"}])[
-            "id"
-        ]
-    )
+    table_id = two_seat_table(server)
     ann, bob, watcher = (new_page(browser, server) for _ in range(3))
     pages.extend([ann, bob, watcher])
     dialogs: list[str] = []
@@ -432,11 +430,7 @@ def test_leave_gives_the_seat_back_or_lets_a_bot_play_it(
     browser: Any,  # noqa: F811
     server: Server,  # noqa: F811
 ) -> None:
-    table_id = str(
-        create_table(server, "martian", {"target": 40}, [{"kind": "human"}, {"kind": "human"}])[
-            "id"
-        ]
-    )
+    table_id = two_seat_table(server)
     ann, bob = new_page(browser, server), new_page(browser, server)
     pages.extend([ann, bob])
     # before the start: the seat is given back

@@ -422,3 +422,36 @@ def test_serve_options_set_the_pool_over_the_environment(monkeypatch: pytest.Mon
         serve.solve_pool(parser.parse_args([]))
     with pytest.raises(SystemExit):
         parser.parse_args(["--solve-workers", "0"])
+
+
+def test_a_review_whose_worker_dies_is_worked_out_again_on_a_new_one(
+    db: Database, hold: Path
+) -> None:
+    """A worker that dies under a review (killed here) costs the review nothing but time:
+    it runs once more, on a new worker, and is answered."""
+    import threading
+
+    hold.touch()
+    app = heavy_app(db, hold)
+    with TestClient(app) as client:
+        table_id = create(client, [bot("cautious"), bot("cautious")], {"target": 5})
+        with ExitStack() as stack:
+            Conn(stack, client, table_id, None).until(lambda s: s["table"]["status"] == "finished")
+        hold.unlink()  # the review's first run waits in its worker
+        answers: list[Any] = []
+        asking = threading.Thread(
+            target=lambda: answers.append(client.get(f"/api/tables/{table_id}/review"))
+        )
+        asking.start()
+        processes = app.state.hub.pool._executor
+        for _ in range(500):  # a bound, not a timing
+            if processes._busy:
+                break
+            time.sleep(0.02)
+        (victim,) = [worker.process.pid for worker in processes._busy]
+        os.kill(victim, signal.SIGKILL)
+        hold.touch()
+        asking.join(60)
+        assert answers and answers[0].status_code == 200, answers
+        assert answers[0].json()["decisions"]
+        assert victim not in worker_pids(app.state.hub.pool)

@@ -472,7 +472,14 @@ class _Processes:
         try:
             ok, value = worker.connection.recv()
         except (EOFError, OSError):
+            alive = worker.process.is_alive()
             self._lost(worker)
+            # (its exit code says how: negative, the signal that ended it)
+            log.error(
+                "a solve worker ended %s (exit code %s)",
+                "in the middle of a job" if future is not None else "while idle",
+                "none: its pipe closed" if alive else worker.process.exitcode,
+            )
             if future is not None and not future.done():
                 future.set_exception(BrokenProcessPool("a solve worker died"))
             return

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -32,6 +34,7 @@ from marsdice.web.schemas import (
 from marsdice.web.workers import SolveRefused, review
 
 router: Final = APIRouter(prefix="/api")
+log: Final = logging.getLogger("marsdice.web")
 
 #: the player count of the defaults a game offers a new table, when its range allows it
 DEFAULT_PLAYERS: Final = 2
@@ -180,24 +183,34 @@ async def table_review(table_id: TableIdDep, db: DatabaseDep, hub: HubDep, reque
     if stored is not None:
         return Response(stored, media_type="application/json")
     live = await asyncio.to_thread(finished_live, db, table_id)
-    try:
-        hub.pool.check_cap(live.game, live.table.variant)
-        future = hub.pool.submit(
-            review,
-            live.game.name,
-            live.start,
-            live.moves(),
-            live.table.names,
-            table=table_id,
-            client=_address(request),
-        )
-    except SolveRefused as refused:
-        if refused.reason == "too_big":
-            return error_response(409, "too_big", f"no review: {refused}")
+    review_json: dict[str, Any] | None = None
+    for attempt in range(2):  # a worker that dies under it: once more, on a new worker
+        try:
+            hub.pool.check_cap(live.game, live.table.variant)
+            future = hub.pool.submit(
+                review,
+                live.game.name,
+                live.start,
+                live.moves(),
+                live.table.names,
+                table=table_id,
+                client=_address(request),
+            )
+        except SolveRefused as refused:
+            if refused.reason == "too_big":
+                return error_response(409, "too_big", f"no review: {refused}")
+            return error_response(
+                503, "busy", f"no review now: {refused}", headers={"Retry-After": "10"}
+            )
+        try:
+            review_json = await future
+            break
+        except BrokenProcessPool:
+            log.warning("table %s: the review's worker died (attempt %d)", table_id, attempt + 1)
+    if review_json is None:
         return error_response(
-            503, "busy", f"no review now: {refused}", headers={"Retry-After": "10"}
+            503, "busy", "no review now: its solve failed; try again", headers={"Retry-After": "10"}
         )
-    review_json: dict[str, Any] = await future
     accuracies = [summary.get("accuracy") for summary in review_json.get("summaries", [])]
     await asyncio.to_thread(results.store_review, db, table_id, json.dumps(review_json), accuracies)
     return review_json
