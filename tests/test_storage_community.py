@@ -406,3 +406,20 @@ def test_a_seat_a_stand_in_played_is_rated_last_whatever_its_place(db: Database)
     assert board["bot:cautious"].rating == expected[1]
     assert results.rated_places((1, 1, 3), frozenset({1})) == (1, 3, 2)
     assert results.rated_places((2, 1, 3), frozenset()) == (2, 1, 3)
+
+
+def test_a_table_whose_log_does_not_replay_never_stops_the_start_up_pass(
+    db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken, good = (tables.create_table(db, "martian", {}, [BOT, BOT]) for _ in range(2))
+    for table in (broken, good):
+        finished(db, table.id)
+    with db.writing() as connection:
+        connection.execute(
+            sa.update(tables.STEPS)
+            .where(tables.STEPS.c.table_id == broken.id, tables.STEPS.c.seq == 0)
+            .values(action="not a move")
+        )
+    assert results.record_all(db) == 1
+    assert results.unrecorded_tables(db) == [broken.id]
+    assert f"table {broken.id}: its results cannot be stored" in caplog.text

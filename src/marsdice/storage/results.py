@@ -9,6 +9,7 @@ that a process killed in between loses nothing."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +34,7 @@ from marsdice.storage.tables import (
     finished_log,
 )
 
+log: Final = logging.getLogger("marsdice.storage")
 RESULTS: Final = Base.metadata.tables[ResultRow.__tablename__]
 #: the actor of a step a stand-in bot made for an absent person (``web.hub``'s)
 STAND_IN: Final = "stand-in"
@@ -242,14 +244,22 @@ def unrecorded_tables(db: Database, limit: int = 1000) -> list[str]:
 
 
 def record_all(db: Database) -> int:
-    """Store every finished table's missing results; how many tables were recorded."""
+    """Store every finished table's missing results; how many tables were recorded. A
+    table whose results cannot be stored (its log does not replay) is logged and passed
+    over: it never keeps the server from starting."""
     done = 0
-    while ids := unrecorded_tables(db):
+    failed: set[str] = set()
+    while True:
+        found = unrecorded_tables(db, limit=1000 + len(failed))
+        ids = [table_id for table_id in found if table_id not in failed]
+        if not ids:
+            return done
         for table_id in ids:
-            done += record_results(db, table_id)
-        if len(ids) < 1000:
-            break
-    return done
+            try:
+                done += record_results(db, table_id)
+            except Exception as error:  # (the game's own checks: one bad table, not all)
+                log.error("table %s: its results cannot be stored: %s", table_id, error)
+                failed.add(table_id)
 
 
 # --- reviews ----------------------------------------------------------------------------------
