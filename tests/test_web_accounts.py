@@ -416,9 +416,9 @@ def test_requests_that_hash_a_password_are_bounded_per_address(
     app: Any, client: TestClient, db: Database
 ) -> None:
     """A hash costs CPU by design: one address may not make the server hash without end."""
-    from marsdice.web.routes import accounts as routes
+    from marsdice.web.limits import Buckets
 
-    app.state.hashers = routes._PerAddress(3, 60.0)
+    app.state.hashers = Buckets(3, 60.0)
     made = [
         client.post("/api/account/signup", json={"name": f"Racer{i}", "password": PASSWORD})
         for i in range(2)

@@ -8,8 +8,6 @@ by :mod:`marsdice.web.guard`; the rules for names and passwords are
 from __future__ import annotations
 
 import asyncio
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, Final, TypeVar
@@ -25,6 +23,7 @@ from marsdice.storage.tables import NotFoundError
 from marsdice.web.deps import DatabaseDep
 from marsdice.web.errors import error_responses
 from marsdice.web.guard import SESSION_COOKIE
+from marsdice.web.limits import app_buckets
 from marsdice.web.schemas import AccountOut, ChangePassword, SignIn, SignUp
 
 router: Final = APIRouter(prefix="/api")
@@ -38,39 +37,10 @@ HASHES_BURST: Final = 30
 HASH_EVERY: Final = 2.0
 
 
-class _PerAddress:
-    """Each address's token bucket, the least recently used forgotten first."""
-
-    def __init__(self, burst: int, every: float, size: int = 10_000) -> None:
-        self.burst, self.every, self.size = float(burst), every, size
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-
-    def wait(self, address: str, cost: int = 1) -> float:
-        """0 when the address may go on (and ``cost`` is counted), else seconds to wait."""
-        now = time.monotonic()
-        tokens, at = self.buckets.pop(address, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - at) / self.every)
-        if tokens < cost:
-            self.buckets[address] = (tokens, now)
-            return (cost - tokens) * self.every
-        self.buckets[address] = (tokens - cost, now)
-        while len(self.buckets) > self.size:
-            self.buckets.popitem(last=False)
-        return 0.0
-
-
-def _hashers(request: Request) -> _PerAddress:
-    """The application's buckets (one set per server, kept on ``app.state``)."""
-    state = request.app.state
-    found: _PerAddress | None = getattr(state, "hashers", None)
-    if found is None:
-        found = state.hashers = _PerAddress(HASHES_BURST, HASH_EVERY)
-    return found
-
-
 def _may_hash(request: Request, times: int = 1) -> None:
     """Count ``times`` hashes against the request's address, or refuse it (nothing done)."""
-    wait = _hashers(request).wait(_address(request) or "-", times)
+    hashers = app_buckets(request.app.state, "hashers", HASHES_BURST, HASH_EVERY)
+    wait = hashers.wait(_address(request) or "-", times)
     if wait:
         raise TooManyAttempts(
             "too many account requests from your address: wait a moment", int(wait) + 1

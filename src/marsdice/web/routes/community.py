@@ -7,8 +7,6 @@ table with the same game, settings and seats, where each player who asks is seat
 from __future__ import annotations
 
 import asyncio
-import time
-from collections import OrderedDict
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -18,6 +16,7 @@ from marsdice.storage.accounts import BadCredentials, User
 from marsdice.storage.tables import BadTokenError, NotFinishedError, SeatSpec, TableData
 from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep, TableIdDep
 from marsdice.web.errors import error_response, error_responses
+from marsdice.web.limits import app_buckets
 from marsdice.web.routes.accounts import UserDep
 from marsdice.web.schemas import ChatIn, JoinedTable, Rematch
 
@@ -27,30 +26,6 @@ router: Final = APIRouter(prefix="/api")
 CHAT_BURST: Final = 5
 #: ...then one every this many seconds
 CHAT_EVERY: Final = 2.0
-
-
-class _Flood:
-    """Each writer's token bucket per table, the least recently used forgotten first."""
-
-    def __init__(self, size: int = 10_000) -> None:
-        self.size = size
-        self.buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
-
-    def wait(self, key: tuple[str, str]) -> float:
-        """0 when the writer may send now (and it is counted), else seconds to wait."""
-        now = time.monotonic()
-        tokens, at = self.buckets.pop(key, (float(CHAT_BURST), now))
-        tokens = min(float(CHAT_BURST), tokens + (now - at) / CHAT_EVERY)
-        if tokens < 1:
-            self.buckets[key] = (tokens, now)
-            return (1 - tokens) * CHAT_EVERY
-        self.buckets[key] = (tokens - 1, now)
-        while len(self.buckets) > self.size:
-            self.buckets.popitem(last=False)
-        return 0.0
-
-
-_FLOOD: Final = _Flood()
 
 
 def _speaker(table: TableData, token: str | None, user: User | None) -> tuple[str, int | None]:
@@ -83,14 +58,20 @@ async def read_chat(table_id: TableIdDep, db: DatabaseDep) -> dict[str, Any]:
     responses=error_responses(400, 401, 403, 404, 413, 422, 429),
 )
 async def write_chat(
-    table_id: TableIdDep, body: ChatIn, db: DatabaseDep, hub: HubDep, user: UserDep
+    table_id: TableIdDep,
+    body: ChatIn,
+    db: DatabaseDep,
+    hub: HubDep,
+    user: UserDep,
+    request: Request,
 ) -> Any:
     table = await asyncio.to_thread(tables.get_table, db, table_id)
     author, seat = _speaker(table, body.token, user)
     if seat is None and not table.options.get("spectator_chat", True):
         return error_response(403, "muted", "this table's chat is for its players")
     who = f"seat:{seat}" if seat is not None else f"user:{user.id if user else '-'}"
-    wait = _FLOOD.wait((table_id, who))
+    writers = app_buckets(request.app.state, "chat_writers", CHAT_BURST, CHAT_EVERY)
+    wait = writers.wait((table_id, who))
     if wait:
         return error_response(
             429,
