@@ -10,7 +10,7 @@ that a process killed in between loses nothing."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -88,14 +88,17 @@ def record_results(
             with db.reading() as connection:
                 if _recorded(connection, table_id):
                     return False
-            stood_in = frozenset(
-                step.seat for step in log if step.actor == STAND_IN and step.seat is not None
-            )
-            finished = (table, final_state(table, [step.action for step in log]), stood_in)
+            seats = stood_in((step.actor, step.seat) for step in log)
+            finished = (table, final_state(table, [step.action for step in log]), seats)
         stored = _record(db, table_id, *finished)
         if stored is not None:
             return stored
     raise StorageError(f"table {table_id}: its results could not be stored")
+
+
+def stood_in(actors: Iterable[tuple[str, int | None]]) -> frozenset[int]:
+    """The seats a stand-in moved for, from each step's actor and seat."""
+    return frozenset(seat for actor, seat in actors if actor == STAND_IN and seat is not None)
 
 
 def rated_places(placings: Sequence[int], stood_in: frozenset[int]) -> tuple[int, ...]:

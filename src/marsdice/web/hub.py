@@ -64,6 +64,17 @@ class Planned:
     counter: int
 
 
+async def _send_each(clients: list[Client], texts: list[str]) -> None:
+    """Each text to each client, in order; a client whose socket is closing under us is
+    passed over (its handler detaches it)."""
+    for client in clients:
+        for text in texts:
+            try:
+                await client.send(text)
+            except Exception:
+                break
+
+
 def _stood_in(live: Live, seat: int) -> dict[str, int] | None:
     """The moves a stand-in made for ``seat`` since its player's last own move (None: none)."""
     moves = 0
@@ -669,11 +680,7 @@ class Hub:
         are is made good at the next start (``results.record_all``)."""
         table_id = live.table.id
         try:
-            stood_in = frozenset(
-                seat
-                for actor, seat in live.actors
-                if actor == results.STAND_IN and seat is not None
-            )
+            stood_in = results.stood_in(live.actors)
             await asyncio.to_thread(
                 results.record_results, self.db, table_id, (live.table, live.state, stood_in)
             )
@@ -733,12 +740,7 @@ class Hub:
         message: dict[str, Any] = {"type": "presence", "seats": seats}
         if returned is not None:
             message["returned"] = returned
-        text = json.dumps(message)
-        for client in readers:
-            try:
-                await client.send(text)
-            except Exception:  # a socket closing under us: its handler detaches it
-                continue
+        await _send_each(readers, [json.dumps(message)])
 
     # -- chat --
 
@@ -754,12 +756,7 @@ class Hub:
         if not readers or not messages:
             return
         texts = [json.dumps({"type": "chat", "message": message.public()}) for message in messages]
-        for client in readers:
-            for text in texts:
-                try:
-                    await client.send(text)
-                except Exception:  # a socket closing under us: its handler detaches it
-                    break
+        await _send_each(readers, texts)
 
     async def reads_chat(self, client: Client) -> None:
         """A connection that reads chat: from here on, every message of its table reaches
