@@ -455,3 +455,34 @@ def test_a_review_whose_worker_dies_is_worked_out_again_on_a_new_one(
         assert answers and answers[0].status_code == 200, answers
         assert answers[0].json()["decisions"]
         assert victim not in worker_pids(app.state.hub.pool)
+
+
+def big_answer(size: int) -> bytes:
+    return b"x" * size
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_an_answer_larger_than_the_pipe_comes_whole_on_every_event_loop(loop: str) -> None:
+    """An answer arrives in pieces when it is larger than the pipe holds; uvloop (the
+    server's loop) makes the pipe non-blocking: the answer must still be read whole, not
+    taken for a dead worker."""
+
+    async def scenario() -> None:
+        pool = SolvePool(PoolLimits(workers=1, queue=4))
+        try:
+            await pool.start()
+            processes = pool._executor
+            assert isinstance(processes, _Processes)
+            for worker in processes._idle:  # (what an event loop's reader may leave it)
+                os.set_blocking(worker.connection.fileno(), False)
+            for size in (10, 300_000, 5_000_000):
+                answer = await pool.submit(big_answer, size, table=None, client=None)
+                assert answer == b"x" * size
+        finally:
+            await pool.close()
+
+    if loop == "uvloop":
+        uvloop = pytest.importorskip("uvloop")
+        uvloop.run(scenario())
+    else:
+        asyncio.run(scenario())

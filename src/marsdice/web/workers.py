@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import faulthandler
 import functools
 import logging
 import multiprocessing
@@ -470,15 +471,20 @@ class _Processes:
         """The worker's pipe can be read: its answer, or its end (it died)."""
         future = self._busy.pop(worker, None)
         try:
+            # an answer larger than the pipe holds arrives in pieces: read it whole, whatever
+            # the event loop made of the pipe (uvloop's readers may leave it non-blocking,
+            # and a piece not there yet would read as the worker's end)
+            os.set_blocking(worker.connection.fileno(), True)
             ok, value = worker.connection.recv()
-        except (EOFError, OSError):
+        except (EOFError, OSError) as error:
             alive = worker.process.is_alive()
             self._lost(worker)
             # (its exit code says how: negative, the signal that ended it)
             log.error(
-                "a solve worker ended %s (exit code %s)",
+                "a solve worker ended %s (exit code %s; %r)",
                 "in the middle of a job" if future is not None else "while idle",
-                "none: its pipe closed" if alive else worker.process.exitcode,
+                "none yet" if alive else worker.process.exitcode,
+                error,
             )
             if future is not None and not future.done():
                 future.set_exception(BrokenProcessPool("a solve worker died"))
@@ -545,6 +551,8 @@ def _worker_init() -> None:
     a request must not wait for it."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICE)
+    # a worker that crashes (a signal, not an exception) says where, on the server's log
+    faulthandler.enable()
     # Ctrl-C at the server's terminal reaches its whole process group: the server stops
     # its workers itself (the pipe's end, or terminate), a worker never dies of it mid-job
     signal.signal(signal.SIGINT, signal.SIG_IGN)
