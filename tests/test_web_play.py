@@ -202,6 +202,35 @@ def test_reconnecting_with_the_token_gives_the_whole_state(client: TestClient) -
         assert spectator.state["log"] == state["log"]
 
 
+def test_a_connection_to_a_game_in_hand_reads_no_table_row_and_a_wrong_token_is_refused(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the game runs its seats' tokens are fixed: a connection is checked against the
+    game the process holds, not a fresh read of the row (the cost of every reconnect)."""
+    table_id = create(client, "martian", {"target": 25}, [HUMAN, HUMAN])
+    tokens = [join(client, table_id, seat, name) for seat, name in enumerate("AB")]
+    with ExitStack() as stack:
+        players = [Conn(stack, client, table_id, token) for token in tokens]
+        play_until(players, [], random.Random(2), stop=4)
+    reads: list[str] = []
+    real = tables.get_table
+
+    def counted(db: Database, wanted: str) -> tables.TableData:
+        reads.append(wanted)
+        return real(db, wanted)
+
+    monkeypatch.setattr(tables, "get_table", counted)
+    with ExitStack() as stack:
+        again = Conn(stack, client, table_id, tokens[1])
+        assert again.state["seat"] == 1
+        assert reads == []
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": tokens[0] + "x"}))
+            refused = json.loads(ws.receive_text())
+        assert refused["type"] == "error" and refused["code"] == "bad_token"
+    assert reads == []
+
+
 def test_a_restarted_server_restores_the_table_and_the_game_goes_on(db: Database) -> None:
     chooser = random.Random(4)
     with TestClient(create_app(database=db, bot_delay=0)) as first:

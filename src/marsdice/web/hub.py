@@ -184,7 +184,7 @@ class Hub:
         session = self._session(table_id)
         cached = session.live
         if cached is None:
-            live = await self._database(load_live, self.db, table_id)
+            live = await self.database(load_live, self.db, table_id)
             if live is not None:
                 session.live = live
                 self._saw(table_id, live.version)
@@ -192,7 +192,7 @@ class Hub:
         if not (catch_up or session.behind):
             return cached
         session.behind = False
-        table, steps = await self._database(tables.steps_after, self.db, table_id, cached.version)
+        table, steps = await self.database(tables.steps_after, self.db, table_id, cached.version)
         cached.table = table
         for step in steps:
             cached.extend(step)
@@ -301,7 +301,7 @@ class Hub:
                 return
             if info.away == away:
                 return
-            table = await self._database(tables.set_away, self.db, table_id, seat, away)
+            table = await self.database(tables.set_away, self.db, table_id, seat, away)
             await self._refreshed(session, table)
         await self.cluster.publish(table_id, "table")
         self._presence_soon(table_id)
@@ -359,10 +359,20 @@ class Hub:
                 await self.set_away(client.table_id, seat, False)
 
     async def _table(self, table_id: str) -> TableData:
-        return await self._database(tables.get_table, self.db, table_id)
+        return await self.database(tables.get_table, self.db, table_id)
 
-    async def _database(self, call: Callable[..., _T], *args: Any) -> _T:
-        """A storage call from the event loop: in place on SQLite (a local file: a step's
+    async def seated_table(self, table_id: str) -> TableData:
+        """The table a new connection is checked against (that it exists, which seat its
+        token or account holds): the game in hand's when this process has one, as its
+        seats' tokens and accounts no longer change once the game runs; else read (raises
+        :class:`NotFoundError`). Spares every connection to a game under way a read."""
+        session = self._sessions.get(table_id)
+        live = session.live if session is not None else None
+        return live.table if live is not None else await self._table(table_id)
+
+    async def database(self, call: Callable[..., _T], *args: Any) -> _T:
+        """A storage call of one table's rows from the event loop (the hub's, and the
+        lobby's one-table routes): in place on SQLite (a local file: a step's
         write takes tens of microseconds, less than a hop to a thread and back, and every
         writer takes the file's lock in turn anyway), in a thread on PostgreSQL (a round
         trip over the network, during which the loop serves others)."""
@@ -639,7 +649,7 @@ class Hub:
             for i, p in enumerate(planned)
         ]
         try:
-            table = await self._database(
+            table = await self.database(
                 functools.partial(
                     tables.append_steps,
                     finishes=planned[-1].after.is_terminal,

@@ -82,7 +82,7 @@ async def create_table(
     body: CreateTable, db: DatabaseDep, hub: HubDep, request: Request
 ) -> dict[str, Any]:
     seats = [SeatSpec(seat.kind, seat.bot) for seat in body.seats]
-    table = await asyncio.to_thread(
+    table = await hub.database(
         tables.create_table, db, body.game, body.variant, seats, body.options.model_dump()
     )
     hub.created_by(table.id, _address(request))  # its solves count against this address
@@ -98,8 +98,8 @@ async def list_tables(db: DatabaseDep) -> dict[str, Any]:
 
 
 @router.get("/tables/{table_id}", responses=error_responses(404, 422))
-async def get_table(table_id: TableIdDep, db: DatabaseDep) -> dict[str, Any]:
-    table = await asyncio.to_thread(tables.get_table, db, table_id)
+async def get_table(table_id: TableIdDep, db: DatabaseDep, hub: HubDep) -> dict[str, Any]:
+    table = await hub.database(tables.get_table, db, table_id)
     return dict(table.public())
 
 
@@ -114,7 +114,7 @@ async def join_table(
 ) -> JoinedTable:
     """Take a seat; a signed-in player sits under their account's name, the seat bound to
     the account (its results and rating are the account's)."""
-    table, token = await asyncio.to_thread(
+    table, token = await hub.database(
         tables.join,
         db,
         table_id,
@@ -134,7 +134,7 @@ async def join_table(
 async def leave_table(
     table_id: TableIdDep, body: LeaveTable, db: DatabaseDep, hub: HubDep
 ) -> dict[str, Any]:
-    table = await asyncio.to_thread(tables.leave, db, table_id, body.token)
+    table = await hub.database(tables.leave, db, table_id, body.token)
     await hub.refresh(table_id)
     if table.status == tables.RUNNING:
         hub.kick(table_id)

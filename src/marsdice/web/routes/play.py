@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from starlette.routing import compile_path
 from starlette.types import Receive, Scope, Send
 
-from marsdice.storage import accounts, tables
+from marsdice.storage import accounts
 from marsdice.storage.db import Database
 from marsdice.storage.tables import NotFoundError
 from marsdice.web.deps import NO_SUCH_TABLE, PlayLimits, is_table_id
@@ -93,7 +93,7 @@ async def play(
     try:
         if not is_table_id(table_id):  # checked before any database call (docs/protocol.md)
             raise NotFoundError(NO_SUCH_TABLE)
-        await asyncio.to_thread(tables.get_table, db, table_id)
+        await hub.seated_table(table_id)
     except NotFoundError as error:
         await websocket.send_text(
             ErrorMessage(code="not_found", message=str(error)).model_dump_json()
@@ -218,14 +218,14 @@ async def _hello(
     signed in to, if it holds a seat here; else it watches."""
     seat: int | None = None
     if hello.token is not None:
-        table = await asyncio.to_thread(tables.get_table, db, client.table_id)
+        table = await hub.seated_table(client.table_id)
         seat = table.seat_of(hello.token)
         if seat is None:
             raise ProtocolError("bad_token", "that token holds no seat at this table")
     elif session_id:
         user = await asyncio.to_thread(accounts.session_user, db, session_id)
         if user is not None:
-            table = await asyncio.to_thread(tables.get_table, db, client.table_id)
+            table = await hub.seated_table(client.table_id)
             seat = next((i for i, s in enumerate(table.seats) if s.user_id == user.id), None)
     client.chat = False
     if hello.chat:
