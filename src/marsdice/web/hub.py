@@ -180,7 +180,9 @@ class Hub:
         nothing says it is behind. Only this process stores steps for the tables it plays
         unless another process's news (or the sweep) says otherwise, and a step stored by
         another writer first makes the store refuse ours (the log's unique key), which marks
-        the game behind (:attr:`TableSession.behind`) and catches it up."""
+        the game behind (:attr:`TableSession.behind`) and catches it up. A process on its
+        own (no Redis: it holds the database's claim alone) is the only one that stores
+        steps, so it reads nothing for a cached game on any path."""
         session = self._session(table_id)
         cached = session.live
         if cached is None:
@@ -189,7 +191,7 @@ class Hub:
                 session.live = live
                 self._saw(table_id, live.version)
             return live
-        if not (catch_up or session.behind):
+        if not ((catch_up and self.cluster.distributed) or session.behind):
             return cached
         session.behind = False
         table, steps = await self.database(tables.steps_after, self.db, table_id, cached.version)
@@ -310,9 +312,11 @@ class Hub:
 
     async def refresh(self, table_id: str, *, publish: bool = True) -> None:
         """The table row changed (a seat taken, left or back): tell everyone, here and (with
-        ``publish``) in the other processes."""
-        async with self.lock(table_id) as session:
-            await self._refreshed(session, await self._table(table_id))
+        ``publish``) in the other processes. A table this process holds nothing of (no
+        connection, no game: a table being set up) has nobody here to tell: nothing read."""
+        if table_id in self._sessions:
+            async with self.lock(table_id) as session:
+                await self._refreshed(session, await self._table(table_id))
         if publish:
             await self.cluster.publish(table_id, "table")
 
