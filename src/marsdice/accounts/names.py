@@ -20,6 +20,7 @@ marsdice.accounts.names.BadUserName: ... must all be of one script (it mixes cyr
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Final
 
@@ -39,6 +40,9 @@ USER_NAME_PATTERN: Final = (
     r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff_.\-]{2,23}$"
 )
 
+#: one character of :data:`USER_NAME_PATTERN`'s blocks (what the script check leaves to it)
+_IN_RANGES: Final = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff_.\-]")
+
 #: letters drawn alike across scripts (and digits drawn like letters), each to one Latin
 #: letter: the names they make are one name (Unicode's confusables, the cases that matter
 #: for these scripts)
@@ -56,6 +60,9 @@ _LOOK_ALIKE: Final = str.maketrans(
         # Latin and digits drawn alike
         "i": "l", "1": "l", "|": "l", "0": "o", "5": "s", "2": "z", "8": "b",
         "ı": "l", "ł": "l", "_": "-", ".": "-",
+        "ǀ": "l", "ɩ": "l", "ƚ": "l", "ŀ": "l", "ȷ": "j", "ǃ": "l",
+        # Cyrillic palochka (its capital folds to it)
+        "ӏ": "l",
     }
 )  # fmt: skip
 
@@ -95,6 +102,12 @@ def user_name(text: str) -> str:
         raise BadUserName(f"a user name's letters must all be of one script (it mixes {mixed})")
     if name[0] in _PUNCTUATION:
         raise BadUserName("a user name begins with a letter or a digit")
+    outside = next((char for char in name if not _IN_RANGES.fullmatch(char)), None)
+    if outside is not None:  # a letter of these scripts beyond the documented blocks
+        raise BadUserName(
+            f"a user name holds letters of the Latin, Greek and Cyrillic alphabets, "
+            f"not {outside} (U+{ord(outside):04X})"
+        )
     return name
 
 

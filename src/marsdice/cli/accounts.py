@@ -70,8 +70,13 @@ def _password(args: argparse.Namespace) -> str:
         return line.rstrip("\r\n")
     if not sys.stdin.isatty():
         raise PasswordUnavailable("no terminal to ask for the password: use --password-stdin")
-    first = getpass.getpass("password: ")
-    if getpass.getpass("again: ") != first:
+    try:
+        first = getpass.getpass("password: ")
+        again = getpass.getpass("again: ")
+    except EOFError:  # Ctrl-D at the prompt
+        print(file=sys.stderr)
+        raise PasswordUnavailable("no password given: nothing was changed") from None
+    if again != first:
         raise PasswordUnavailable("the two passwords differ: nothing was changed")
     return first
 

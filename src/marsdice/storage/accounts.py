@@ -233,43 +233,100 @@ def _limited(connection: Connection, keys: list[tuple[str, int]], now: datetime)
             )
 
 
+def _key(kind: str, text: str) -> str:
+    """A failure row's key: ``kind:`` and the text when it is short and printable, else
+    ``kind#`` and its SHA-256 (a name refused by the rules may hold anything, NUL and lone
+    surrogates included, which a database's text column need not take)."""
+    if text.isprintable() and len(text) <= 140:
+        return f"{kind}:{text}"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{kind}#{digest}"
+
+
+def _name_failure_key(name: str) -> str:
+    try:
+        return _key("name", name_key(user_name(name)))
+    except BadUserName:
+        return _key("name", name.casefold())
+
+
+class _Attempt:
+    """One password check, counted before it is made: the limits are checked and a failure
+    stored for each key in one serialised write (so that checks made at once cannot pass a
+    limit together), and taken back only when the password turns out right."""
+
+    def __init__(self, db: Database, keys: list[tuple[str, int]], now: datetime) -> None:
+        self.db = db
+        self.keys = keys
+        self.now = now
+        with db.writing() as connection:
+            if db.dialect == "postgresql":  # the keys' counts, one writer at a time
+                for key, _ in sorted(keys):
+                    connection.execute(select(func.pg_advisory_xact_lock(func.hashtext(key))))
+            _limited(connection, keys, now)
+            connection.execute(
+                delete(FAILURES).where(FAILURES.c.at <= now - FAILURE_WINDOW)
+            )  # what no window counts any more
+            self.ids = [
+                connection.execute(
+                    insert(FAILURES).returning(FAILURES.c.id), {"key": key, "at": now}
+                ).scalar_one()
+                for key, _ in keys
+            ]
+
+    def succeeded(self, connection: Connection, name_key: str) -> None:
+        """The password was right: this attempt is no failure, nor are the name's earlier
+        ones (the address's earlier ones stand)."""
+        connection.execute(
+            delete(FAILURES).where((FAILURES.c.key == name_key) | FAILURES.c.id.in_(self.ids))
+        )
+
+    def forgotten(self) -> None:
+        """Not the visitor's failure after all (the account changed under the check)."""
+        with self.db.writing() as connection:
+            connection.execute(delete(FAILURES).where(FAILURES.c.id.in_(self.ids)))
+
+
+def _locked_user(connection: Connection, user_id: int) -> Any:
+    """The account's row, locked for the rest of the transaction on PostgreSQL (SQLite's
+    write transaction holds the whole file), so that a password reset or a disabling
+    either comes before it, and is seen, or after it, and ends the session made here."""
+    query = select(USERS).where(USERS.c.id == user_id)
+    return connection.execute(query.with_for_update()).one_or_none()
+
+
 def sign_in(db: Database, name: str, password: str, address: str | None) -> tuple[User, str]:
     """A new session for the account (its id for the cookie), or :class:`BadCredentials`
     (the same for a name without an account, a wrong password and a disabled account) or
     :class:`TooManyAttempts`."""
     now = utcnow()
-    try:
-        key = "name:" + name_key(user_name(name))
-    except BadUserName:
-        key = "name:" + name.casefold()[:150]
+    key = _name_failure_key(name)
     keys = [(key, FAILURES_PER_NAME)]
     if address:
-        keys.append(("address:" + address[:140], FAILURES_PER_ADDRESS))
+        keys.append((_key("address", address), FAILURES_PER_ADDRESS))
+    attempt = _Attempt(db, keys, now)
     with db.reading() as connection:
-        _limited(connection, keys, now)
         row = _user_row(connection, name)
     stored = None if row is None else row.password_hash
     good = verify_password(stored, password)  # (the same cost without an account)
     if row is None or not good or row.disabled:
-        with db.writing() as connection:
-            connection.execute(
-                delete(FAILURES).where(FAILURES.c.at <= now - FAILURE_WINDOW)
-            )  # what no window counts any more
-            connection.execute(insert(FAILURES), [{"key": k, "at": now} for k, _ in keys])
         raise BadCredentials("that name and password do not sign in")
     with db.writing() as connection:
-        if needs_rehash(row.password_hash):
+        now_row = _locked_user(connection, row.id)
+        if now_row is not None and now_row.password_hash == stored and not now_row.disabled:
+            if needs_rehash(stored):
+                connection.execute(
+                    update(USERS)
+                    .where(USERS.c.id == row.id)
+                    .values(password_hash=hash_password(password))
+                )
+            attempt.succeeded(connection, key)
             connection.execute(
-                update(USERS)
-                .where(USERS.c.id == row.id)
-                .values(password_hash=hash_password(password))
+                delete(SESSIONS).where(SESSIONS.c.user_id == row.id, SESSIONS.c.expires_at <= now)
             )
-        connection.execute(delete(FAILURES).where(FAILURES.c.key == key))
-        connection.execute(
-            delete(SESSIONS).where(SESSIONS.c.user_id == row.id, SESSIONS.c.expires_at <= now)
-        )
-        session_id = _new_session(connection, row.id, now)
-    return _user(row), session_id
+            return _user(row), _new_session(connection, row.id, now)
+    attempt.forgotten()  # reset or disabled while the password was being checked
+    raise BadCredentials("that name and password do not sign in")
 
 
 def _new_session(connection: Connection, user_id: int, now: datetime) -> str:
@@ -316,12 +373,30 @@ def change_password(db: Database, session_id: str, current: str, new: str) -> tu
     user = session_user(db, session_id)
     if user is None:
         raise BadCredentials("sign in first")
+    check_new_password(new, user.name)
+    key = _name_failure_key(user.name)  # guesses count as the name's failed sign-ins
+    attempt = _Attempt(db, [(key, FAILURES_PER_NAME)], utcnow())
     with db.reading() as connection:
         row = connection.execute(select(USERS).where(USERS.c.id == user.id)).one()
     if not verify_password(row.password_hash, current):
         raise BadCredentials("the current password is not right")
-    set_password(db, user.name, new)
-    return sign_in_as(db, user)
+    hashed = hash_password(new)
+    with db.writing() as connection:
+        now_row = _locked_user(connection, user.id)
+        if now_row is None or now_row.password_hash != row.password_hash or now_row.disabled:
+            changed = True
+        else:
+            changed = False
+            attempt.succeeded(connection, key)
+            connection.execute(
+                update(USERS).where(USERS.c.id == user.id).values(password_hash=hashed)
+            )
+            connection.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id))
+            session = _new_session(connection, user.id, utcnow())
+    if changed:  # reset or disabled meanwhile: this browser's session has ended with it
+        attempt.forgotten()
+        raise BadCredentials("sign in first")
+    return user, session
 
 
 def sign_in_as(db: Database, user: User) -> tuple[User, str]:

@@ -20,6 +20,8 @@ CHAT: Final = Base.metadata.tables[ChatRow.__tablename__]
 MAX_CHAT: Final = 300
 #: the messages a table keeps for a newcomer's page (older ones stay in the database)
 SHOWN: Final = 100
+#: the largest id a message can have, by database (the id column's integers)
+MAX_ID: Final = {"postgresql": 2**31 - 1, "sqlite": 2**63 - 1}
 _REFUSED: Final = frozenset({"Cc", "Cf", "Cn", "Co", "Cs"})
 
 
@@ -101,6 +103,8 @@ def last_id(db: Database, table_id: str) -> int:
 
 def remove(db: Database, message_id: int) -> Message:
     """The operator's removal: the message is hidden from every page from now on."""
+    if not 1 <= message_id <= MAX_ID.get(db.dialect, 2**31 - 1):  # (no such id can exist)
+        raise NotFoundError(f"no chat message {message_id}")
     with db.writing() as connection:
         row = connection.execute(select(CHAT).where(CHAT.c.id == message_id)).one_or_none()
         if row is None:

@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from marsdice.core.game import GameState
 from marsdice.games import get_game
 from marsdice.ratings import INITIAL, Rating, rate
+from marsdice.ratings.model import Z
 from marsdice.storage.db import Database
 from marsdice.storage.models import Base, RatingRow, ResultRow, ReviewRow, utcnow
 from marsdice.storage.tables import (
@@ -308,12 +309,18 @@ class Standing:
 
 
 def leaderboard(db: Database, game: str, limit: int = 100) -> list[Standing]:
-    """The game's rated players, best shown rating first."""
+    """The game's ``limit`` best rated players, best first: by the conservative estimate
+    (what the shown rating rounds), then by name. Ranked and cut by the database, so that
+    a page of the leaderboard costs the page, not every player ever rated."""
+    ordinal = RATINGS.c.mu - Z * RATINGS.c.sigma
     with db.reading() as connection:
-        rows = connection.execute(select(RATINGS).where(RATINGS.c.game == game))
-        found = [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games, r.game) for r in rows]
-    found.sort(key=lambda s: (-s.rating.shown, s.name.casefold()))
-    return found[:limit]
+        rows = connection.execute(
+            select(RATINGS)
+            .where(RATINGS.c.game == game)
+            .order_by(ordinal.desc(), RATINGS.c.name, RATINGS.c.player)
+            .limit(max(0, limit))
+        )
+        return [Standing(r.player, r.name, Rating(r.mu, r.sigma), r.games, r.game) for r in rows]
 
 
 def ratings_of(db: Database, player: str) -> list[Standing]:

@@ -36,6 +36,14 @@ def same_site(
     return fetch_site in (None, "same-origin", "none")
 
 
+#: the headers the check reads, each of which a request must send at most one value of
+_ONE_VALUE: Final = (b"origin", b"sec-fetch-site", b"host")
+
+
+def _one(values: set[bytes] | None) -> str | None:
+    return None if not values else next(iter(values)).decode("latin-1")
+
+
 class SameOrigin:
     def __init__(self, app: ASGIApp, allowed_origins: Sequence[str] = ()) -> None:
         self.app = app
@@ -43,18 +51,18 @@ class SameOrigin:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] not in _SAFE:
-            headers = dict(scope["headers"])
-            cookie = headers.get(b"cookie", b"")
+            # every value of a header, not one: a cookie in any Cookie header counts, and two
+            # different origins (or hosts, or fetch sites) say nothing trustworthy
+            seen: dict[bytes, set[bytes]] = {}
+            for key, value in scope["headers"]:
+                seen.setdefault(key.lower(), set()).add(value)
+            cookie = b"; ".join(seen.get(b"cookie", ()))
             if scope["path"].startswith(_ACCOUNT_PREFIX) or _COOKIE_NEEDLE in cookie:
-                origin = headers.get(b"origin")
-                fetch_site = headers.get(b"sec-fetch-site")
-                host = headers.get(b"host")
-                if not same_site(
-                    None if origin is None else origin.decode("latin-1"),
-                    None if fetch_site is None else fetch_site.decode("latin-1"),
-                    None if host is None else host.decode("latin-1"),
-                    self.allowed,
-                ):
+                origin, fetch_site, host = (
+                    _one(seen.get(name)) for name in (b"origin", b"sec-fetch-site", b"host")
+                )
+                doubled = any(len(seen.get(name, ())) > 1 for name in _ONE_VALUE)
+                if doubled or not same_site(origin, fetch_site, host, self.allowed):
                     response = error_response(
                         403, "cross_site", "refused: this request came from another site's page"
                     )

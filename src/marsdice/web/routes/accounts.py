@@ -100,9 +100,11 @@ async def sign_up(
     body: SignUp, request: Request, response: Response, db: DatabaseDep
 ) -> AccountOut:
     """A new account, signed in at once."""
-    _may_hash(request, 2)  # the new password's hash, then the sign-in's check
-    await _hashing(accounts.create_user, db, body.name, body.password)
-    user, new_id = await _hashing(accounts.sign_in, db, body.name, body.password, _address(request))
+    _may_hash(request)  # the new password's hash
+    user = await _hashing(accounts.create_user, db, body.name, body.password)
+    # signed in as the account just made: no second check of the password, and none of
+    # the sign-in limits (an answer that refused would leave the account made)
+    user, new_id = await asyncio.to_thread(accounts.sign_in_as, db, user)
     await asyncio.to_thread(accounts.sign_out, db, session_id(request))
     return _signed_in(request, response, user, new_id)
 
@@ -134,7 +136,7 @@ async def change_password(
     found = session_id(request)
     if not found:
         raise BadCredentials("sign in first")
-    _may_hash(request, 3)  # the current password's check, the new one's hash, a session
+    _may_hash(request, 2)  # the current password's check, the new one's hash
     user, new_id = await _hashing(accounts.change_password, db, found, body.current, body.new)
     return _signed_in(request, response, user, new_id)
 
