@@ -19,16 +19,18 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy
 from websockets.sync.client import ClientConnection, connect
 
 from marsdice.core.record import GameRecord
 from marsdice.fair import verify_record
-from marsdice.storage import tables
+from marsdice.storage import chat, tables
 from marsdice.storage.db import Database
 from marsdice.web.client import PlayState, parse_messages
 from marsdice.web.cluster import CATCH_UP_SWEEPS, NewsKind, RedisCluster
@@ -736,6 +738,8 @@ def test_a_chat_message_written_on_one_process_reaches_the_others(
             ws.send(json.dumps({"type": "hello", "token": None, "chat": True}))
             assert json.loads(ws.recv(timeout=30))["type"] == "state"
             readers.append(ws)
+        with pg.writing() as connection:  # an id drawn now, its message committed late
+            late_id = connection.scalar(sqlalchemy.text("select nextval('md_chat_id_seq')"))
         for i in range(3):  # (two at once from the first process: news may name either)
             writer = cluster.servers[0 if i < 2 else 1]
             sent = httpx.post(
@@ -750,3 +754,27 @@ def test_a_chat_message_written_on_one_process_reaches_the_others(
                 if message["type"] == "chat":
                     texts.append(message["message"]["text"])
             assert texts == ["hello 0", "hello 1", "hello 2"]
+        # the late message commits below the ids already sent; the next news brings it too
+        with pg.writing() as connection:
+            connection.execute(
+                sqlalchemy.insert(chat.CHAT).values(
+                    id=late_id,
+                    table_id=table_id,
+                    author="late",
+                    seat=0,
+                    text="late",
+                    removed=False,
+                    created_at=datetime.now(UTC),
+                )
+            )
+        sent = httpx.post(
+            f"{cluster.servers[1].base}/api/tables/{table_id}/chat",
+            json={"text": "after", "token": tokens[1]},
+        )
+        assert sent.status_code == 201, sent.text
+        texts = []
+        while "after" not in texts:
+            message = json.loads(readers[0].recv(timeout=30))
+            if message["type"] == "chat":
+                texts.append(message["message"]["text"])
+        assert sorted(texts) == ["after", "late"]

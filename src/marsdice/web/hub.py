@@ -103,6 +103,18 @@ class ProtocolError(Exception):
         self.version = version
 
 
+
+def _remember_sent(seen: dict[int, None], ids: list[int]) -> None:
+    """Add ``ids`` to a table's sent chat ids, keeping the latest :data:`CHAT_REMEMBERED`."""
+    for message_id in ids:
+        seen[message_id] = None
+    while len(seen) > CHAT_REMEMBERED:
+        del seen[next(iter(seen))]
+
+
+#: chat ids remembered per table: more than the latest messages a news read holds
+CHAT_REMEMBERED: Final = 2 * chat.SHOWN
+
 class Hub:
     """Every table this process serves, one :class:`TableSession` each."""
 
@@ -146,8 +158,9 @@ class Hub:
         #: the sweep; a lease holder keeps it after the table's session is gone (the sweep
         #: compares every table it holds) until the game ends or the lease is lost
         self._seen: dict[str, int] = {}
-        #: the last chat message each table's connections here were sent
-        self._chat_seen: dict[str, int] = {}
+        #: the ids of the chat messages each table's connections here were sent (the latest
+        #: ones, oldest first), for the tables whose connections read chat
+        self._chat_seen: dict[str, dict[int, None]] = {}
 
     def _session(self, table_id: str) -> TableSession:
         """The table's session, made on first use."""
@@ -761,7 +774,9 @@ class Hub:
     async def chat_posted(self, table_id: str, message: chat.Message) -> None:
         """A message stored: to this process's connections that read chat, and news to the
         others."""
-        self._chat_seen[table_id] = max(self._chat_seen.get(table_id, 0), message.id)
+        seen = self._chat_seen.get(table_id)
+        if seen is not None:
+            _remember_sent(seen, [message.id])
         await self._send_chat(table_id, [message])
         await self.cluster.publish(table_id, "chat")
 
@@ -774,20 +789,26 @@ class Hub:
 
     async def reads_chat(self, client: Client) -> None:
         """A connection that reads chat: from here on, every message of its table reaches
-        it (news from another process names no message: what is new is read after the last
-        one this process knows of)."""
+        it. News from another process names no message: what is new is what the table's
+        latest messages hold that this process has not sent (not what lies past the
+        highest id sent: ids are drawn before their messages commit, so one process's
+        message may commit after a higher id of another's)."""
         client.chat = True
         if client.table_id not in self._chat_seen:
-            known = await asyncio.to_thread(chat.last_id, self.db, client.table_id)
-            self._chat_seen.setdefault(client.table_id, known)
+            known = await asyncio.to_thread(chat.messages, self.db, client.table_id)
+            seen = self._chat_seen.setdefault(client.table_id, {})
+            _remember_sent(seen, [message.id for message in known])
 
     async def _chat_news(self, table_id: str) -> None:
-        after = self._chat_seen.get(table_id)
-        if after is None:
+        if table_id not in self._chat_seen:
             return  # no connection here reads chat
-        new = await asyncio.to_thread(chat.messages, self.db, table_id, after)
+        latest = await asyncio.to_thread(chat.messages, self.db, table_id)
+        seen = self._chat_seen.get(table_id)
+        if seen is None:
+            return  # (released meanwhile)
+        new = [message for message in latest if message.id not in seen]
         if new:
-            self._chat_seen[table_id] = new[-1].id
+            _remember_sent(seen, [message.id for message in new])
             await self._send_chat(table_id, new)
 
     def kick(self, table_id: str) -> None:
