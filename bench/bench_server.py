@@ -109,6 +109,9 @@ class Plan:
     deflate: bool
     think: float  # mean seconds a client waits before each action (0: at once)
     protocol: int = 3  # the play protocol the clients speak (docs/protocol.md)
+    #: ``time.perf_counter()`` after which an action's latency also counts as "steady"
+    #: (``--warmup``: the start, when every table is set up at once, left out)
+    steady_from: float | None = None
 
 
 @dataclass(slots=True)
@@ -116,6 +119,7 @@ class Tally:
     """What a client process saw; merged over processes."""
 
     latencies: list[float] = field(default_factory=list)  # seconds
+    steady: list[float] = field(default_factory=list)  # those sent after the warm-up
     games_started: int = 0
     games_finished: int = 0
     games_cut: int = 0  # under way at the deadline: not finished, not an error
@@ -130,6 +134,7 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         self.latencies.extend(other.latencies)
+        self.steady.extend(other.steady)
         self.games_started += other.games_started
         self.games_finished += other.games_finished
         self.games_cut += other.games_cut
@@ -294,6 +299,7 @@ class Clients:
 
     async def _play(self, ws: _CountingConnection, rng: random.Random) -> None:
         latencies = self.tally.latencies
+        steady_from = self.plan.steady_from
         errors = self.tally.errors
         tally = self.tally
         acted = -1  # the version this seat last acted on
@@ -349,6 +355,8 @@ class Clients:
                 version = int(message["version"])
                 if sent is not None and version > acted:
                     latencies.append(now - sent)
+                    if steady_from is not None and sent >= steady_from:
+                        tally.steady.append(now - sent)
                     sent = None
                 if message["table"]["status"] == "finished":
                     return
@@ -742,6 +750,7 @@ def measure(
         deflate=not args.no_deflate,
         think=args.think,
         protocol=args.protocol,
+        steady_from=None if args.warmup is None else time.perf_counter() + args.warmup,
     )
     load = os.getloadavg()[0]
     server_cpu = [server.cpu() for server in server_list]
@@ -771,6 +780,8 @@ def measure(
         "elapsed_s": round(elapsed, 2),  # wall_s and the clients' closing: the CPU's time base
         "actions_per_s": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
         "latency_ms": dict(zip(("p50", "p90", "p99", "max"), ms, strict=True)),
+        "steady_latency_ms": _latency_ms(tally.steady) if args.warmup is not None else None,
+        "steady_actions": len(tally.steady) if args.warmup is not None else None,
         "errors": dict(sorted(tally.errors.items())),
         "stored": None,
         "loadavg_1min_before": round(load, 2),
@@ -804,6 +815,14 @@ def _per(total: int, count: int) -> int | None:
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+def _latency_ms(values: Sequence[float]) -> dict[str, float | None]:
+    ordered = sorted(values)
+    return {
+        name: round(1000 * percentile(ordered, q), 2) if ordered else None
+        for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
+    }
 
 
 def report(results: Sequence[dict[str, Any]]) -> str:
@@ -886,6 +905,14 @@ def _against_floor(results: Sequence[dict[str, Any]]) -> list[str]:
             f"(floor p50 {_ms(floor_lat['p50'])} ms, p99 {_ms(floor_lat['p99'])} ms; "
             f"{floor['actions']} floor actions, errors {floor['errors'] or 'none'})",
         ]
+        steady, floor_steady = r.get("steady_latency_ms"), floor.get("steady_latency_ms")
+        if steady is not None and floor_steady is not None:
+            lines.append(
+                f"{r['database']}: after the warm-up ({r['steady_actions']} actions): p50 "
+                f"{_ms(steady['p50'])} ms, p99 {_ms(steady['p99'])} ms (floor p50 "
+                f"{_ms(floor_steady['p50'])} ms, p99 {_ms(floor_steady['p99'])} ms; "
+                f"{floor['steady_actions']} floor actions)"
+            )
     return lines
 
 
@@ -977,6 +1004,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="mean time a client waits before each action (exponential), as a person would; "
         "default 0: at once, the most load the tables can make",
     )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="also report the latency of the actions sent after this many seconds (the start, "
+        "when every table is created, joined and greeted at once, left out), the floor's "
+        "alike; the whole run's figures stay the ones the targets read",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
     parser.add_argument(
         "--stall-timeout",
@@ -997,6 +1033,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--json: no folder {str(args.json.parent)!r}")
     if args.think < 0:
         parser.error("--think must not be negative")
+    if args.warmup is not None and args.warmup < 0:
+        parser.error("--warmup must not be negative")
     if args.stall_timeout <= 0:
         parser.error("--stall-timeout must be positive")
     return args
