@@ -231,6 +231,33 @@ def test_a_connection_to_a_game_in_hand_reads_no_table_row_and_a_wrong_token_is_
     assert reads == []
 
 
+def test_the_join_that_starts_a_game_gives_the_hub_the_game_without_reading_it_back(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last join wrote the deal: the game the hub holds is made from that row, and it
+    is the game the log makes."""
+    app = create_app(database=db, bot_delay=0)
+    reads: list[str] = []
+    real = tables.read_log
+
+    def counted(db: Database, wanted: str) -> Any:
+        reads.append(wanted)
+        return real(db, wanted)
+
+    with TestClient(app) as client:
+        table_id = create(client, "attacks", {}, [HUMAN, HUMAN])
+        join(client, table_id, 0, "A")
+        monkeypatch.setattr(tables, "read_log", counted)
+        join(client, table_id, 1, "B")
+        held = app.state.hub._sessions[table_id].live
+        assert held is not None and reads == []
+        monkeypatch.undo()
+        stored = load_live(db, table_id)
+        assert stored is not None
+        assert held.start == stored.start and held.counter == stored.counter
+        assert held.table.setup == stored.table.setup and held.version == 0
+
+
 def test_a_restarted_server_restores_the_table_and_the_game_goes_on(db: Database) -> None:
     chooser = random.Random(4)
     with TestClient(create_app(database=db, bot_delay=0)) as first:

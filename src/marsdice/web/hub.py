@@ -269,6 +269,18 @@ class Hub:
 
     # -- absent players --
 
+    async def started(self, table: TableData) -> None:
+        """A join that started the game (this process holds its lease): the game is its
+        deal and no step yet, made from the row the join wrote, not read back."""
+        if table.status != tables.RUNNING or table.version != 0:
+            return
+        async with self.lock(table.id) as session:
+            if session.live is None:
+                live = Live.rebuild(table, ())
+                if live is not None:
+                    session.live = live
+                    self._saw(table.id, live.version)
+
     async def watch(self, table: TableData) -> None:
         """Start the absence timer of every person seated at a running table who is not
         connected (after the start of a game, a restart, a lease taken over)."""
@@ -350,6 +362,12 @@ class Hub:
             client.seat = seat
             client.greeted = True
             client.protocol = protocol
+            if seat is not None:  # here: its absence timer stops in the same step (a
+                # presence message never shows the seat here and on its way to a stand-in)
+                timer = session.timers.pop(seat, None)
+                session.deadlines.pop(seat, None)
+                if timer is not None:
+                    timer.cancel()
             advice = await self._advice(session, table, live)
             await self._send_state(session, client, table, live, advice)
         if left is not None and left != seat:
@@ -358,12 +376,6 @@ class Hub:
             await self.cluster.seat_here(client.table_id, seat, True)
             self._presence_soon(client.table_id)
         if seat is not None:
-            now = self._sessions.get(client.table_id)
-            timer = now.timers.pop(seat, None) if now is not None else None
-            if now is not None:
-                now.deadlines.pop(seat, None)
-            if timer is not None:
-                timer.cancel()
             if client.presence and live is not None and table.seats[seat].kind == "human":
                 await self._send_presence(client.table_id, [client], _stood_in(live, seat))
             if table.seats[seat].away:

@@ -125,6 +125,7 @@ async def join_table(
     )
     await hub.refresh(table_id)
     if table.status == tables.RUNNING and await cluster.acquire(table_id):
+        await hub.started(table)
         hub.kick(table_id)
         await hub.watch(table)
     return JoinedTable(table=dict(table.public()), seat=body.seat, token=token)
