@@ -129,6 +129,7 @@ async def rematch(
     hub.created_by(new.id, request.client.host if request.client is not None else None)
     await hub.refresh(table_id)
     if joined.status == tables.RUNNING and await cluster.acquire(new.id):
+        await hub.started(joined)
         hub.kick(new.id)
         await hub.watch(joined)
     return JoinedTable(table=dict(joined.public()), seat=seat, token=token)
