@@ -580,3 +580,24 @@ def test_presence_shows_at_once_who_left_the_countdown_and_what_the_stand_in_did
         assert_accessible(back, "a table page with the note of a return")
     finally:
         running.stop()
+
+
+def test_the_lobby_says_which_open_tables_count_for_the_ratings(
+    pages: list[Any],
+    browser: Any,  # noqa: F811
+    server: Server,  # noqa: F811
+) -> None:
+    people = [{"kind": "human"}, {"kind": "human"}]
+    rulebook = create_table(server, "martian", {}, people)
+    assert rulebook["ratable"] is True
+    other = create_table(server, "martian", {"target": 40}, people)
+    assert other["ratable"] is False
+    page = new_page(browser, server)
+    pages.append(page)
+    page.goto("/")
+    chip = page.locator(f".table-item[data-table='{rulebook['id']}'] .rating-chip")
+    chip.wait_for()
+    assert chip.inner_text() == "rated if everyone signs in"
+    assert "every person at the table is signed in" in (chip.get_attribute("title") or "")
+    page.locator(f".table-item[data-table='{other['id']}']").wait_for()
+    assert page.locator(f".table-item[data-table='{other['id']}'] .rating-chip").count() == 0

@@ -54,12 +54,7 @@ def player_key(seat: Seat) -> str | None:
 
 def is_rated(table: TableData) -> bool:
     """The rulebook's game, two seats or more, every person signed in, at least one."""
-    game = get_game(table.game)
-    players = len(table.seats)
-    if players < 2 or players < game.min_players:
-        return False
-    rulebook = game.variant_to_params(game.default_variant(players))
-    if dict(rulebook) != dict(table.variant):
+    if not table.ratable:
         return False
     people = [seat for seat in table.seats if seat.kind == "human"]
     return bool(people) and all(seat.user_id is not None for seat in people)

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import hashlib
 import hmac
+import json
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -195,6 +196,16 @@ class Seat:
         }
 
 
+@functools.lru_cache(maxsize=256)
+def _ratable(game_name: str, players: int, variant: str) -> bool:
+    """:attr:`TableData.ratable` of a game, seat count and variant (its JSON text)."""
+    game = get_game(game_name)
+    if players < max(2, game.min_players):
+        return False
+    rulebook = game.variant_to_params(game.default_variant(players))
+    return bool(dict(rulebook) == json.loads(variant))
+
+
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
@@ -246,6 +257,12 @@ class TableData:
         )
 
     @property
+    def ratable(self) -> bool:
+        """Whether a game here can be rated: the rulebook's game for its seat count (two
+        seats or more). It is, once every person seated is signed in (``docs/accounts.md``)."""
+        return _ratable(self.game, len(self.seats), json.dumps(self.variant, sort_keys=True))
+
+    @property
     def names(self) -> list[str]:
         """Each seat's name for records and views (``Seat N`` while a seat is empty)."""
         return [seat.name or f"Seat {i + 1}" for i, seat in enumerate(self.seats)]
@@ -282,6 +299,7 @@ class TableData:
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }
+        out["ratable"] = self.ratable
         if self.rematch_of is not None:
             out["rematch_of"] = self.rematch_of
         if self.rematch is not None:

@@ -252,6 +252,7 @@ export async function mount(root, ctx) {
             { class: "table-item-head" },
             el("strong", { text: t(`game.${table.game}`, { fallback: table.game }) }),
             el("span", { class: "chip", "data-status": table.status, text: t(`status.${table.status}`) }),
+            ratingChip(table),
             el("span", { class: "hint", text: variantText(table) }),
           ),
           el("ul", { class: "seat-pills" }, ...table.seats.map((seat) => el("li", { class: `pill ${seat.kind}${seat.taken ? "" : " free"}`, text: seatText(seat) }))),
@@ -273,6 +274,18 @@ export async function mount(root, ctx) {
       return iso;
     }
   };
+
+  /** Whether the table's game counts for the ratings: a running game whose every person is
+   * signed in is rated; an open table of the rulebook's game will be if everyone signs in. */
+  function ratingChip(table) {
+    if (!table.ratable || table.status === "finished") return null;
+    const people = table.seats.filter((seat) => seat.kind === "human");
+    if (table.status === "running") {
+      const rated = people.length > 0 && people.every((seat) => seat.account);
+      return rated ? el("span", { class: "chip rating-chip", "data-status": "finished", text: t("lobby.rated") }) : null;
+    }
+    return el("span", { class: "chip rating-chip", "data-status": "open", title: t("lobby.ratable_hint"), text: t("lobby.ratable") });
+  }
 
   /** One finished game: its game, when, each seat's place, name and score, its links. */
   function finishedItem(game) {
