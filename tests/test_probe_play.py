@@ -470,9 +470,11 @@ def test_coming_back_while_the_stand_in_moves_never_loses_the_seat(
 def test_a_seat_given_back_at_an_open_table_is_not_played_by_its_old_connection(
     served: Served, peers: list[Peer]
 ) -> None:
-    # DEFECT: Ann leaves seat 0 of an open table while connected, Bob takes it: Ann's old
-    # connection still holds seat 0 (hub keeps Client.seat; act checks no token) and plays
-    # Bob's moves
+    """Ann leaves seat 0 of an open table while connected and Bob takes it: Ann's old
+    connection keeps ``Client.seat`` (the hub never unseats it; ``Hub.act`` checks the seat
+    the connection said hello for, not who holds it now), is sent seat 0's states and plays
+    Bob's moves."""
+    # DEFECT: a connection whose seat was given back (/leave, open table) still plays it
     table_id, _ = served.table(join=False)
     http = served.http
     ann = http.post(f"/api/tables/{table_id}/join", json={"seat": 0, "name": "Ann"}).json()
@@ -712,8 +714,7 @@ def test_absurd_tables_are_refused_in_the_documented_form(served: Served) -> Non
 
 
 def test_a_variant_settings_error_names_the_setting_at_fault(served: Served) -> None:
-    # DEFECT: an unknown setting "target\u0000" (or "target-x") is reported with field "target"
-    # (errors.py _FIELD matches a prefix of the message), naming a valid setting
+    # DEFECT: an unknown setting "target-x" is refused with field "target" (a valid setting)
     for key in ("target\x00", "target-x", "dice x"):
         body = {"game": "martian", "variant": {key: 1}, "seats": H2}
         answer = error_form(served.http.post("/api/tables", json=body), 422, "bad_variant")
@@ -723,8 +724,7 @@ def test_a_variant_settings_error_names_the_setting_at_fault(served: Served) -> 
 def test_a_whole_number_written_with_a_fraction_is_the_integer_its_schema_allows(
     served: Served,
 ) -> None:
-    # DEFECT: the published variant schema says "type": "integer", which JSON Schema (and the
-    # join route, "1.0 counts as 1") takes 25.0 as; the server refuses it with bad_variant
+    # DEFECT: a variant "target": 25.0 (an integer to JSON Schema and to /join) is refused
     schema = served.http.get("/api/games").json()["games"][0]["schema"]["variant"]
     assert schema["properties"]["target"]["type"] == "integer"
     body = {"game": "martian", "variant": {"target": 25.0}, "seats": H2, "options": NO_HELP}
@@ -735,8 +735,7 @@ def test_a_whole_number_written_with_a_fraction_is_the_integer_its_schema_allows
 def test_a_card_name_that_breaks_the_record_is_refused_or_the_record_still_verifies(
     served: Served,
 ) -> None:
-    # DEFECT: a custom card named with a newline is accepted (201), and the finished game's own
-    # record then fails /verify with 400 (core/record.py _tag escapes quotes, not newlines)
+    # DEFECT: a card name with a newline is accepted and the finished game's /verify is a 400
     cards = [
         {"name": f"c\n[Result \"1-0\"]\n{i}", "kind": "city", "symbol": "ray",
          "requirement": 1 + i % 5, "vp": 1, "nukes": 0, "ability": None}
@@ -921,10 +920,11 @@ def test_a_spectators_hello_to_a_long_game_is_answered_with_its_history(
 def test_repeated_hellos_to_a_long_game_do_not_rebuild_its_whole_history(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # DEFECT: every protocol 2/3 hello rebuilds every step's view for step_events
-    # (messages.full_state; session.view keeps only the last two): on a 3,312-step game of ten
-    # bots (made by anyone in 0.5 s) a hello costs the event loop ~0.15 s, so one spectator's
-    # burst of 20 hellos stalls every table and the lobby for ~2 s
+    """``messages.full_state`` builds every step's view for ``step_events`` on each hello
+    (``TableSession.view`` keeps only the last two): on a 3,312-step game of ten random bots,
+    made by anyone in 0.5 s, a protocol 2 hello costs the event loop about 0.15 s, and one
+    spectator's burst of 20 hellos held a lobby request up 2 s."""
+    # DEFECT: every protocol 2/3 hello rebuilds every step's view (a burst stalls the server)
     from starlette.testclient import TestClient
 
     from marsdice.martian.game import MartianDice
@@ -968,9 +968,9 @@ def test_repeated_hellos_to_a_long_game_do_not_rebuild_its_whole_history(
 
 
 def test_one_address_cannot_grow_the_lobby_list_without_bound(served: Served) -> None:
-    # DEFECT: an anonymous address may create tables without any limit (2,000 in 6 s, no 429)
-    # and GET /api/tables answers every open one (lobby.py list_tables, no limit): 2,000
-    # ten-seat tables make each lobby read 2.9 MB and 0.5 s of the server's time
+    """Anonymous creates have no limit (2,000 ten-seat tables in 6 s, no 429) and the lobby
+    list has none either: it was then 2.9 MB and 0.5 s of the server for every visitor."""
+    # DEFECT: one address creates tables without limit and GET /api/tables lists them all
     body = {"game": "martian", "seats": [HUMAN] * 10, "options": NO_HELP}
 
     def create(_i: int) -> int:
