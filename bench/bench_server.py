@@ -471,6 +471,7 @@ class Server:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "marsdice.cli.main", "serve", "--port", str(self.port),
                  "--database-url", database_url, "--bot-delay", "0", "--log-level", "warning",
+                 "--tables-per-minute", "0",  # (one client address makes every table)
                  *extra],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl-C reaches the benchmark, which stops us

@@ -3,8 +3,8 @@ process, on SQLite and PostgreSQL: one seat acting from two connections at once,
 stale actions, reconnect storms, leave/join/hello races, away/back races, bad frames of
 every kind, absurd lobby bodies, and hidden information in protocols 2 and 3 (steps, sync
 replies, a spectator arriving mid-game). Bad input gets a documented error and changes
-nothing; no 500s and no tracebacks in the server's log. A test marked ``# DEFECT:`` fails
-because of what the probe found (docs/protocol.md says otherwise)."""
+nothing; no 500s and no tracebacks in the server's log. A test marked "Once a defect" guards
+the fix of what the probe found."""
 
 from __future__ import annotations
 
@@ -474,7 +474,7 @@ def test_a_seat_given_back_at_an_open_table_is_not_played_by_its_old_connection(
     connection keeps ``Client.seat`` (the hub never unseats it; ``Hub.act`` checks the seat
     the connection said hello for, not who holds it now), is sent seat 0's states and plays
     Bob's moves."""
-    # DEFECT: a connection whose seat was given back (/leave, open table) still plays it
+    # Once a defect: a connection whose seat was given back (/leave, open table) still plays it
     table_id, _ = served.table(join=False)
     http = served.http
     ann = http.post(f"/api/tables/{table_id}/join", json={"seat": 0, "name": "Ann"}).json()
@@ -622,7 +622,7 @@ def test_an_action_before_hello_and_a_sync_before_hello_are_refused(
 
 
 def test_a_boolean_protocol_is_refused(served: Served, peers: list[Peer]) -> None:
-    # DEFECT: hello {"protocol": true} is accepted (as protocol 1) instead of bad_message
+    # Once a defect: hello {"protocol": true} is accepted (as protocol 1) instead of bad_message
     table_id, _ = served.table()
     watcher = Peer(served.server.ws(table_id))
     peers.append(watcher)
@@ -714,7 +714,7 @@ def test_absurd_tables_are_refused_in_the_documented_form(served: Served) -> Non
 
 
 def test_a_variant_settings_error_names_the_setting_at_fault(served: Served) -> None:
-    # DEFECT: an unknown setting "target-x" is refused with field "target" (a valid setting)
+    # Once a defect: an unknown setting "target-x" is refused with field "target" (a valid setting)
     for key in ("target\x00", "target-x", "dice x"):
         body = {"game": "martian", "variant": {key: 1}, "seats": H2}
         answer = error_form(served.http.post("/api/tables", json=body), 422, "bad_variant")
@@ -724,7 +724,7 @@ def test_a_variant_settings_error_names_the_setting_at_fault(served: Served) -> 
 def test_a_whole_number_written_with_a_fraction_is_the_integer_its_schema_allows(
     served: Served,
 ) -> None:
-    # DEFECT: a variant "target": 25.0 (an integer to JSON Schema and to /join) is refused
+    # Once a defect: a variant "target": 25.0 (an integer to JSON Schema and to /join) is refused
     schema = served.http.get("/api/games").json()["games"][0]["schema"]["variant"]
     assert schema["properties"]["target"]["type"] == "integer"
     body = {"game": "martian", "variant": {"target": 25.0}, "seats": H2, "options": NO_HELP}
@@ -735,7 +735,7 @@ def test_a_whole_number_written_with_a_fraction_is_the_integer_its_schema_allows
 def test_a_card_name_that_breaks_the_record_is_refused_or_the_record_still_verifies(
     served: Served,
 ) -> None:
-    # DEFECT: a card name with a newline is accepted and the finished game's /verify is a 400
+    # Once a defect: a card name with a newline is accepted and the finished game's /verify is a 400
     cards = [
         {"name": f"c\n[Result \"1-0\"]\n{i}", "kind": "city", "symbol": "ray",
          "requirement": 1 + i % 5, "vp": 1, "nukes": 0, "ability": None}
@@ -924,7 +924,7 @@ def test_repeated_hellos_to_a_long_game_do_not_rebuild_its_whole_history(
     (``TableSession.view`` keeps only the last two): on a 3,312-step game of ten random bots,
     made by anyone in 0.5 s, a protocol 2 hello costs the event loop about 0.15 s, and one
     spectator's burst of 20 hellos held a lobby request up 2 s."""
-    # DEFECT: every protocol 2/3 hello rebuilds every step's view (a burst stalls the server)
+    # Once a defect: every protocol 2/3 hello rebuilds every step's view (a burst stalls the server)
     from starlette.testclient import TestClient
 
     from marsdice.martian.game import MartianDice
@@ -970,7 +970,7 @@ def test_repeated_hellos_to_a_long_game_do_not_rebuild_its_whole_history(
 def test_one_address_cannot_grow_the_lobby_list_without_bound(served: Served) -> None:
     """Anonymous creates have no limit (2,000 ten-seat tables in 6 s, no 429) and the lobby
     list has none either: it was then 2.9 MB and 0.5 s of the server for every visitor."""
-    # DEFECT: one address creates tables without limit and GET /api/tables lists them all
+    # Once a defect: one address creates tables without limit and GET /api/tables lists them all
     body = {"game": "martian", "seats": [HUMAN] * 10, "options": NO_HELP}
 
     def create(_i: int) -> int:

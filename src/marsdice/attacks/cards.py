@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final, TypeVar
 
 from marsdice.core.errors import VariantError
-from marsdice.core.game import JSON, JSONObject
+from marsdice.core.game import JSON, JSONObject, whole_number
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -97,7 +97,7 @@ _SUMMARIES: Final = {
 
 #: field -> what it holds, for messages
 FIELDS: Final = {
-    "name": "the card's name (unique, with at least one letter or digit)",
+    "name": "the card's name (unique, 1 to 40 printable characters, at least one letter or digit)",
     "kind": "city or monument",
     "symbol": "ray, head, nuke or bust: what the track counts",
     "requirement": f"a whole number {1}-{40}: the count needed to capture",
@@ -188,7 +188,13 @@ def card_from_dict(data: object, position: int) -> Card:
         if key not in data:
             raise bad(key, f"is missing: {FIELDS[key]}")
     name = data["name"]
-    if not isinstance(name, str) or not slugify(name) or name != name.strip():
+    if (
+        not isinstance(name, str)
+        or not slugify(name)
+        or name != name.strip()
+        or len(name) > MAX_CARD_NAME
+        or not name.isprintable()  # (a newline would break the game record's tags)
+    ):
         raise bad("name", f"must be {FIELDS['name']}, got {name!r}")
     kind = _enum(Kind, data["kind"], bad, "kind")
     symbol = _enum(Symbol, data["symbol"], bad, "symbol")
@@ -207,6 +213,8 @@ def card_from_dict(data: object, position: int) -> Card:
     return card
 
 
+#: the longest card name (a name is shown on the board and written in every record)
+MAX_CARD_NAME: Final = 40
 #: builds the error for a field of the card being read
 Bad = Callable[[str, str], CardError]
 #: Las Vegas goes to the first player bombed this many times (the rules fix it)
@@ -428,6 +436,7 @@ def _enum(enum: type[E], value: object, bad: Bad, field: str) -> E:
 
 
 def _whole(value: object, low: int, high: int, bad: Bad, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    number = whole_number(value)
+    if number is None or not low <= number <= high:
         raise bad(field, f"must be a whole number {low}-{high}, got {value!r}")
-    return value
+    return number

@@ -121,6 +121,7 @@ from marsdice.core.game import (
     Information,
     JSONObject,
     Utility,
+    whole_number,
 )
 from marsdice.core.game import Action as AnyAction
 from marsdice.core.game import Variant as AnyVariant
@@ -212,13 +213,14 @@ class MarsAttacks(Game):
         for key in params:
             if key not in (*PARAMS, "cards"):
                 known = ", ".join((*PARAMS, "cards"))
-                raise VariantError(f"{key}: not a Mars Attacks setting (settings: {known})")
+                raise VariantError(f"{key}: not a Mars Attacks setting (settings: {known})", key)
         whole: dict[str, int] = {}
         for key in ("players", "end_stacks"):
             value = params.get(key, 3 if key == "players" else 2)
-            if isinstance(value, bool) or not isinstance(value, int):
+            number = whole_number(value)
+            if number is None:
                 raise VariantError(f"{key}: must be a whole number, got {value!r}")
-            whole[key] = value
+            whole[key] = number
         switches: dict[str, str] = {}
         for key, enum in SWITCHES.items():
             value = params.get(key, next(iter(enum)).value)

@@ -183,6 +183,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "0: no cap",
     )
     parser.add_argument(
+        "--tables-per-minute",
+        type=int_range(0, 1_000_000),
+        default=None,
+        metavar="N",
+        help="tables one client address may create a minute on average, as many at once "
+        "(more: 429 rate_limited); 0: no limit; default 60",
+    )
+    parser.add_argument(
         "--allow-origin",
         action="append",
         default=[],
@@ -241,6 +249,7 @@ def run(args: argparse.Namespace) -> int:
         allowed_origins=args.allow_origin,
         announce=(args.host, args.port),
         solve_pool=pool,
+        **({} if args.tables_per_minute is None else {"tables_per_minute": args.tables_per_minute}),
     )
     tune_collector()
     try:

@@ -6,7 +6,12 @@ class MarsDiceError(Exception):
 
 
 class VariantError(MarsDiceError, ValueError):
-    """A game setting is out of range; nothing was created."""
+    """A game setting is out of range; nothing was created. ``setting``: the setting at
+    fault as it was given, when the message does not begin with it (an unknown one)."""
+
+    def __init__(self, message: str, setting: str | None = None) -> None:
+        super().__init__(message)
+        self.setting = setting
 
 
 class IllegalActionError(MarsDiceError, ValueError):

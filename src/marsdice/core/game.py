@@ -43,6 +43,22 @@ JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | Non
 JSONObject: TypeAlias = "dict[str, JSON]"
 
 
+def whole_number(value: object) -> int | None:
+    """``value`` as a whole number if it is one: an int (not a bool), or a float without a
+    fraction, as JSON Schema's ``integer`` reads ``25.0``; else None.
+
+    >>> whole_number(25), whole_number(25.0), whole_number(25.5), whole_number(True)
+    (25, 25, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return None
+
+
 class Action(Protocol):
     """A small immutable value with a canonical text form shared by records, CLI and web."""
 

@@ -42,6 +42,7 @@ from marsdice.core.game import (
     Information,
     JSONObject,
     Utility,
+    whole_number,
 )
 from marsdice.core.game import Action as GameAction
 from marsdice.core.game import Variant as GameVariant
@@ -131,7 +132,9 @@ class MartianDice(Game):
         """
         for key in params:
             if key not in PARAMS:
-                raise VariantError(f"{key} is not a {self.title} setting: use {', '.join(PARAMS)}")
+                raise VariantError(
+                    f"{key} is not a {self.title} setting: use {', '.join(PARAMS)}", key
+                )
         default = Variant()
         return Variant(
             players=_int_param(params, "players", default.players),
@@ -407,9 +410,10 @@ def score_reason(event: TurnScored) -> str:
 
 def _int_param(params: Mapping[str, JSON], key: str, default: int) -> int:
     value = params.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool):
+    whole = whole_number(value)
+    if whole is None:
         raise VariantError(f"{key} must be a whole number, got {value!r}")
-    return value
+    return whole
 
 
 def _mode_param(params: Mapping[str, JSON], default: RolloffMode) -> RolloffMode:

@@ -452,11 +452,17 @@ def get_table(db: Database, table_id: str) -> TableData:
         return TableData.of(_table_row(connection, table_id))
 
 
-def list_tables(db: Database, statuses: Sequence[str] = (OPEN, RUNNING)) -> list[TableData]:
+def list_tables(
+    db: Database, statuses: Sequence[str] = (OPEN, RUNNING), *, limit: int | None = None
+) -> list[TableData]:
+    """The tables of ``statuses``, oldest first (with ``limit``: the newest ``limit``)."""
+    query = select(TABLES).where(TABLES.c.status.in_(statuses))
     with db.reading() as connection:
-        rows = connection.execute(
-            select(TABLES).where(TABLES.c.status.in_(statuses)).order_by(TABLES.c.created_at)
-        )
+        if limit is None:
+            rows = list(connection.execute(query.order_by(TABLES.c.created_at, TABLES.c.id)))
+        else:
+            newest = query.order_by(TABLES.c.created_at.desc(), TABLES.c.id.desc()).limit(limit)
+            rows = list(reversed(list(connection.execute(newest))))
         return [TableData.of(row) for row in rows]
 
 

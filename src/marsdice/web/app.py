@@ -30,6 +30,11 @@ from marsdice.web.workers import SolvePool
 log: Final = logging.getLogger("marsdice.web")
 
 
+#: tables one client address may create a minute on average (as many at once): a visitor
+#: cannot fill the lobby and the database without end (``marsdice serve --tables-per-minute``)
+TABLES_PER_MINUTE: Final = 60
+
+
 def create_app(
     database_url: str | None = None,
     *,
@@ -46,6 +51,7 @@ def create_app(
     claim: ServerClaim | None = None,
     announce: tuple[str, int] | None = None,
     solve_pool: SolvePool | None = None,
+    tables_per_minute: int = TABLES_PER_MINUTE,
 ) -> FastAPI:
     """The server on ``database_url`` (default: ``$MARSDICE_DATABASE_URL`` or the SQLite
     file in the user data directory), its schema migrated at start-up.
@@ -61,7 +67,8 @@ def create_app(
     that check already made (:func:`claim_database`); without one it is made at start-up.
     With ``announce`` (the host and port it listens on) the lobby's address is logged and
     printed on stdout once the server has started. ``solve_pool`` runs the solves (default:
-    one sized by ``$MARSDICE_SOLVE_*``, :mod:`marsdice.web.workers`)."""
+    one sized by ``$MARSDICE_SOLVE_*``, :mod:`marsdice.web.workers`). One client address may create
+    ``tables_per_minute`` tables a minute on average, as many at once (0: no limit)."""
     db = database if database is not None else Database(database_url)
     metrics = Metrics()
     cluster: Cluster = (
@@ -105,6 +112,7 @@ def create_app(
         rate=rate,
         burst=burst,
     )
+    app.state.tables_per_minute = tables_per_minute
     install_error_handlers(app)
     app.add_middleware(BodyLimit)  # a body over schemas.MAX_BODY_BYTES is never read
     # (added last, so first to run: a cross-site request is refused before its body is read)

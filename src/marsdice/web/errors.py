@@ -30,8 +30,8 @@ from marsdice.web.schemas import MAX_BODY_BYTES, ErrorBody
 
 log: Final = logging.getLogger("marsdice.web")
 
-#: a variant error's message starts with the setting's name
-_FIELD: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)")
+#: a variant error's message starts with the setting's name, then a space or a colon
+_FIELD: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?=[: ])")
 #: what each error status of the lobby means, for the OpenAPI document
 MEANINGS: Final = {
     400: "bad_request: an unknown game or bot, or a body that is not JSON (not UTF-8, or "
@@ -95,6 +95,8 @@ async def _invalid_body(_request: Request, error: RequestValidationError) -> Res
 
 
 async def _bad_variant(_request: Request, error: VariantError) -> Response:
+    if error.setting is not None:  # an unknown setting: the field is the one given
+        return error_response(422, "bad_variant", str(error), error.setting)
     found = _FIELD.match(str(error))
     return error_response(422, "bad_variant", str(error), found.group(1) if found else None)
 

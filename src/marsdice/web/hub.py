@@ -103,7 +103,6 @@ class ProtocolError(Exception):
         self.version = version
 
 
-
 def _remember_sent(seen: dict[int, None], ids: list[int]) -> None:
     """Add ``ids`` to a table's sent chat ids, keeping the latest :data:`CHAT_REMEMBERED`."""
     for message_id in ids:
@@ -114,6 +113,7 @@ def _remember_sent(seen: dict[int, None], ids: list[int]) -> None:
 
 #: chat ids remembered per table: more than the latest messages a news read holds
 CHAT_REMEMBERED: Final = 2 * chat.SHOWN
+
 
 class Hub:
     """Every table this process serves, one :class:`TableSession` each."""
@@ -349,7 +349,18 @@ class Hub:
         live = await self.live(table.id)
         if live is not None:
             live.table = table
+        unseated = set()
+        for client in session.clients:  # a seat given back: its old connections watch now
+            seat = client.seat
+            if seat is not None and (
+                seat >= len(table.seats) or table.seats[seat].token_hash != client.holder
+            ):
+                client.seat = client.holder = None
+                client.version = -1  # (a whole state, as a spectator's)
+                unseated.add(seat)
         await self._send_all(session, table, live)
+        for seat in sorted(unseated):
+            await self._seat_left(table.id, seat)
 
     async def greet(self, client: Client, seat: int | None, protocol: int = 1) -> None:
         """Seat the connection and send it the table; under the lock, so that every later
@@ -360,6 +371,7 @@ class Hub:
             left = client.seat if client.greeted else None
             first_here = seat is not None and seat not in session.local_seats()
             client.seat = seat
+            client.holder = None if seat is None else table.seats[seat].token_hash
             client.greeted = True
             client.protocol = protocol
             if seat is not None:  # here: its absence timer stops in the same step (a

@@ -82,10 +82,7 @@ def full_state(
             "actors": [actor for actor, _ in live.actors],
             "your_turn": seat is not None and live.state.current_player == seat,
             **guidance,
-            "step_events": [
-                session.view(live, seat, version)["events"]
-                for version in range(1, live.version + 1)
-            ],
+            "step_events": session.step_events(live, seat),
         }
     )
 

@@ -220,7 +220,7 @@ class Hello(_Strict):
     #: 2 one ``step`` message per step after the first ``state``, 3 as 2 with the steps
     #: stored together (a move and the dice after it) in one ``steps`` message
     #: (``docs/protocol.md``)
-    protocol: Literal[1, 2, 3] = 1
+    protocol: Annotated[int, Field(ge=1, le=3)] = 1  # (strict: ``true`` is no 1)
     #: send this connection the table's ``chat`` messages as they are written (an old
     #: client, which says nothing, gets none)
     chat: bool = False

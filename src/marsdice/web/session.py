@@ -27,6 +27,9 @@ class Client:
     table_id: str
     send: Send
     seat: int | None = None
+    #: the seat's holder when the connection took it (the seat's token hash): a seat given
+    #: back and taken by someone else is no longer this connection's
+    holder: str | None = None
     greeted: bool = False
     #: the play messages it reads (``Hello.protocol``): 1 a full state each time, 2 steps,
     #: 3 steps with those stored together in one message
@@ -109,6 +112,8 @@ class TableSession:
     )
     #: viewer -> the step log as it may see it, so far (steps never change once stored)
     logs: dict[int | None, list[str]] = field(default_factory=dict)
+    #: each viewer's events of every step so far (a whole ``state``'s ``step_events``)
+    events: dict[int | None, list[Any]] = field(default_factory=dict)
     #: the table row last described and its public form (a new row: described again)
     described: tuple[TableData, dict[str, Any]] | None = None
     #: the database may hold steps :attr:`live` lacks (another writer stored one first):
@@ -232,6 +237,17 @@ class TableSession:
             kept.clear()
         for index in range(len(kept), live.version):
             kept.append(live.game.redact(live.state_before(index), live.actions[index], viewer))
+        return list(kept)
+
+    def step_events(self, live: Live, viewer: int | None) -> list[Any]:
+        """Every step's events as ``viewer`` may see them, up to the live's version: each
+        step's worked out once per viewer (a whole ``state`` to a newcomer, or to a client
+        that says hello again and again, costs no view of the history)."""
+        kept = self.events.setdefault(viewer, [])
+        if len(kept) > live.version:  # (a rebuilt live can only be as long or longer)
+            kept.clear()
+        for version in range(len(kept) + 1, live.version + 1):
+            kept.append(self.view(live, viewer, version)["events"])
         return list(kept)
 
     def bot(self, seat: int, name: str, build: Callable[[], Bot]) -> Bot:

@@ -20,6 +20,7 @@ from marsdice.storage.db import Database
 from marsdice.storage.tables import SeatSpec
 from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep, TableIdDep
 from marsdice.web.errors import error_response, error_responses, plain_error_responses
+from marsdice.web.limits import app_buckets
 from marsdice.web.live import finished_live
 from marsdice.web.pages import STATIC_PREFIX
 from marsdice.web.routes.accounts import UserDep
@@ -34,6 +35,8 @@ from marsdice.web.schemas import (
 from marsdice.web.workers import SolveRefused, review
 
 router: Final = APIRouter(prefix="/api")
+#: the tables the lobby lists at most (the newest open and running ones)
+LOBBY_TABLES: Final = 100
 log: Final = logging.getLogger("marsdice.web")
 
 #: the player count of the defaults a game offers a new table, when its range allows it
@@ -77,10 +80,19 @@ def game_entry(game: Game) -> JSONObject:
     }
 
 
-@router.post("/tables", status_code=201, responses=error_responses(400, 413, 422))
-async def create_table(
-    body: CreateTable, db: DatabaseDep, hub: HubDep, request: Request
-) -> dict[str, Any]:
+@router.post("/tables", status_code=201, responses=error_responses(400, 413, 422, 429))
+async def create_table(body: CreateTable, db: DatabaseDep, hub: HubDep, request: Request) -> Any:
+    per_minute: int = request.app.state.tables_per_minute
+    if per_minute > 0:
+        makers = app_buckets(request.app.state, "table_makers", per_minute, 60.0 / per_minute)
+        wait = makers.wait(_address(request) or "-")
+        if wait:
+            return error_response(
+                429,
+                "rate_limited",
+                "too many new tables from your address: wait a moment",
+                headers={"Retry-After": str(int(wait) + 1)},
+            )
     seats = [SeatSpec(seat.kind, seat.bot) for seat in body.seats]
     table = await hub.database(
         tables.create_table, db, body.game, body.variant, seats, body.options.model_dump()
@@ -93,8 +105,11 @@ async def create_table(
 
 @router.get("/tables")
 async def list_tables(db: DatabaseDep) -> dict[str, Any]:
-    found = await asyncio.to_thread(tables.list_tables, db)
-    return {"tables": [table.public() for table in found]}
+    """The open and running tables, oldest first: the newest :data:`LOBBY_TABLES` of them
+    (``more``: there are others), so that the lobby costs the same however many there are."""
+    found = await asyncio.to_thread(tables.list_tables, db, limit=LOBBY_TABLES + 1)
+    shown = found[-LOBBY_TABLES:]
+    return {"tables": [table.public() for table in shown], "more": len(found) > LOBBY_TABLES}
 
 
 @router.get("/tables/{table_id}", responses=error_responses(404, 422))
