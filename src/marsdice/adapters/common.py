@@ -21,13 +21,14 @@ play. Standard library only.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from marsdice.core.errors import VariantError
-from marsdice.core.game import JSON, Game, GameState, Variant
+from marsdice.core.game import JSON, Action, Game, GameState, Variant
 
 #: the adapters' own settings, next to the game's variant parameters
 MAX_MOVES: Final = "max_moves"
@@ -66,7 +67,54 @@ def settings(game: Game, params: Mapping[str, JSON]) -> Settings:
     if not isinstance(counters, bool):
         raise VariantError(f"{TURN_COUNTERS} must be true or false, got {counters!r}")
     variant = game.variant_from_params(rest)
+    if cap:
+        before = moves_before_a_decision(game, variant)
+        if cap <= before:
+            raise VariantError(
+                f"{MAX_MOVES} must leave room for a decision: more than {before} (the moves "
+                f"of the deal and the first roll), got {cap}"
+            )
     return Settings(variant, cap or game.max_game_length(variant), counters)
+
+
+def moves_before_a_decision(game: Game, variant: Variant) -> int:
+    """The moves before a player first decides: the hidden setup's deal (as long whatever
+    comes out) and the chance outcomes after it, each the likeliest one. A move cap
+    at or below it would end every game (or some) before anybody plays.
+
+    >>> from marsdice.games import get_game
+    >>> moves_before_a_decision(get_game("martian"), get_game("martian").default_variant(2))
+    1
+    """
+    moves = 0
+    if game.game_type.hidden_setup:
+        dealt: list[Action] = []
+        while outcomes := game.setup_outcomes(variant, dealt):
+            dealt.append(outcomes[0][0])
+        moves = len(dealt)
+        state = game.start_from_setup(variant, dealt)
+    else:
+        state = game.start(variant, random.Random(0))
+    while state.is_chance_node and moves < 1_000:
+        likeliest = max(state.chance_outcomes(), key=lambda outcome: outcome[1])
+        state = state.apply(likeliest[0])
+        moves += 1
+    return moves
+
+
+def action_index(action: object) -> int:
+    """An action given to an environment as the index it is: a Python or numpy integer (a
+    float, a string or a bool is refused: ``1.5`` is no action, and truncating it would
+    play another).
+
+    >>> action_index(3), action_index(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: an action is an integer index, got True (bool)
+    """
+    if isinstance(action, bool) or not hasattr(action, "__index__"):
+        raise ValueError(f"an action is an integer index, got {action!r} ({type(action).__name__})")
+    return operator.index(action)
 
 
 def split_params(game: Game, params: Mapping[str, JSON]) -> tuple[Variant, int]:

@@ -41,7 +41,7 @@ import random
 from typing import Any, ClassVar, Final
 
 from marsdice.adapters import require
-from marsdice.adapters.common import play_chance, settings
+from marsdice.adapters.common import action_index, play_chance, settings
 from marsdice.adapters.encoding import PicklesWithoutEncoder, encoder
 from marsdice.bots.base import Bot
 from marsdice.bots.registry import bot_spec, make_bot
@@ -126,7 +126,10 @@ class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Your decision, then chance and the bots until your next decision or the end."""
-        index = int(action)
+        index = action_index(action)
+        if self.state.is_terminal or self.moves >= self.max_moves:  # over: nothing is played
+            ended = self.state.is_terminal
+            return self._observation(), 0.0, ended, not ended, self._info()
         mask = self.game.legal_mask(self.state)
         if not 0 <= index < len(mask) or not mask[index]:
             info = {**self._info(), "illegal_action": True}
@@ -159,7 +162,11 @@ class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
             self.moves += 1
 
     def _mask(self) -> Any:
-        to_act = not self.state.is_terminal and self.state.current_player == self.seat
+        to_act = (
+            not self.state.is_terminal
+            and self.moves < self.max_moves
+            and self.state.current_player == self.seat
+        )
         mask = self.game.legal_mask(self.state) if to_act else ()
         return np.array(mask or [0] * self.action_space.n, dtype=np.int8)
 

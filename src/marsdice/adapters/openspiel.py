@@ -61,6 +61,7 @@ from marsdice.adapters import require
 from marsdice.adapters.common import MAX_MOVES, TURN_COUNTERS, capped_returns, settings
 from marsdice.adapters.encoding import encoder
 from marsdice.core.encoding import Encoder
+from marsdice.core.errors import IllegalActionError
 from marsdice.core.game import (
     CHANCE,
     JSON,
@@ -621,6 +622,8 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         n = self._n
+        if n.node == TERMINAL_ID:  # the end, or the move cap: nothing is played past it
+            raise IllegalActionError(f"the game is over (move {n.played} of {n.cap}): no move")
         moves = n.encoded
         if moves is None:
             moves = self._moves()
@@ -691,7 +694,10 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         known = node.cache.get("str")
         if known is None:
             game = self.owner.game
-            text = game.position_text(node.value, None, counters=self.owner.turn_counters)
+            # (a solo game's counters whatever ``turn_counters`` says: its return is the
+            # turns it took, so two positions apart by them are two positions)
+            counters = self.owner.turn_counters or self.owner.variant.players == 1
+            text = game.position_text(node.value, None, counters=counters)
             hidden = game.hidden_text(node.value)
             known = node.cache["str"] = f"{text} | {hidden}" if hidden else text
         return f"{known} | move {self.moves} of {self.owner.max_moves}"
@@ -699,12 +705,18 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
     def observation_string(self, player: int | None = None) -> str:
         """The player's view as compact JSON (the last step's events and legal actions left
         out); while the hidden setup is dealt, how far it is."""
-        player = self.current_player() if player is None else player
+        if player is None:
+            player = self.current_player()
+        else:
+            self._check_player(player)
         return self.owner_observer.string_from(self, player)
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """The game's encoder of the player's view (all zeros while the setup is dealt)."""
-        player = self.current_player() if player is None else player
+        if player is None:
+            player = self.current_player()
+        else:
+            self._check_player(player)
         return list(self._vector(player))
 
     def information_state_string(self, player: int | None = None) -> str:
@@ -744,7 +756,8 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         log, earlier = self.trail.public(game, player)
         view = game.observe(state, player)
         sample = game.resample(self.owner.variant, log, view, random.Random(seed), earlier=earlier)
-        again = MarsDiceState(self.get_game(), sample, self.dealt, self.moves)
+        again: MarsDiceState = self.clone()  # (OpenSpiel's history and move number kept)
+        again.state = sample
         again.trail = self.trail.seen_by(game, player, sample)
         return again
 

@@ -34,7 +34,7 @@ import random
 from typing import Any, ClassVar
 
 from marsdice.adapters import require
-from marsdice.adapters.common import capped_returns, play_chance, settings
+from marsdice.adapters.common import action_index, capped_returns, play_chance, settings
 from marsdice.adapters.encoding import PicklesWithoutEncoder, encoder
 from marsdice.core.errors import IllegalActionError, VariantError
 from marsdice.core.game import JSON, GameState
@@ -143,7 +143,7 @@ class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
             return
         assert action is not None
         self._cumulative_rewards[agent] = 0.0
-        decoded = self.game.decode_action(self.position, int(action))
+        decoded = self.game.decode_action(self.position, action_index(action))
         self.position = self.position.apply(decoded)  # IllegalActionError names what is legal
         self.position, self.moves = play_chance(
             self.position, self.rng, self.moves + 1, self.max_moves
