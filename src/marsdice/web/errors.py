@@ -69,6 +69,11 @@ def error_response(
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status, headers=headers)
 
 
+def rate_limited(message: str, wait: float) -> JSONResponse:
+    """``429 rate_limited``, with the seconds to wait in ``Retry-After``."""
+    return error_response(429, "rate_limited", message, headers={"Retry-After": str(int(wait) + 1)})
+
+
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The ``responses=`` of a route that answers these error statuses."""
     return {status: {"model": ErrorBody, "description": MEANINGS[status]} for status in statuses}

@@ -15,7 +15,7 @@ from marsdice.storage import chat, tables
 from marsdice.storage.accounts import BadCredentials, User
 from marsdice.storage.tables import BadTokenError, NotFinishedError, SeatSpec, TableData
 from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep, TableIdDep
-from marsdice.web.errors import error_response, error_responses
+from marsdice.web.errors import error_response, error_responses, rate_limited
 from marsdice.web.limits import app_buckets
 from marsdice.web.routes.accounts import UserDep
 from marsdice.web.schemas import ChatIn, JoinedTable, Rematch
@@ -73,12 +73,7 @@ async def write_chat(
     writers = app_buckets(request.app.state, "chat_writers", CHAT_BURST, CHAT_EVERY)
     wait = writers.wait((table_id, who))
     if wait:
-        return error_response(
-            429,
-            "rate_limited",
-            "too many messages: wait a moment",
-            headers={"Retry-After": str(int(wait) + 1)},
-        )
+        return rate_limited("too many messages: wait a moment", wait)
     message = await asyncio.to_thread(
         chat.post, db, table_id, author, body.text, seat, None if user is None else user.id
     )

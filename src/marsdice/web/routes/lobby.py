@@ -19,7 +19,7 @@ from marsdice.storage import results, tables
 from marsdice.storage.db import Database
 from marsdice.storage.tables import SeatSpec
 from marsdice.web.deps import ClusterDep, DatabaseDep, HubDep, TableIdDep
-from marsdice.web.errors import error_response, error_responses, plain_error_responses
+from marsdice.web.errors import error_response, error_responses, plain_error_responses, rate_limited
 from marsdice.web.limits import app_buckets
 from marsdice.web.live import finished_live
 from marsdice.web.pages import STATIC_PREFIX
@@ -87,12 +87,7 @@ async def create_table(body: CreateTable, db: DatabaseDep, hub: HubDep, request:
         makers = app_buckets(request.app.state, "table_makers", per_minute, 60.0 / per_minute)
         wait = makers.wait(_address(request) or "-")
         if wait:
-            return error_response(
-                429,
-                "rate_limited",
-                "too many new tables from your address: wait a moment",
-                headers={"Retry-After": str(int(wait) + 1)},
-            )
+            return rate_limited("too many new tables from your address: wait a moment", wait)
     seats = [SeatSpec(seat.kind, seat.bot) for seat in body.seats]
     table = await hub.database(
         tables.create_table, db, body.game, body.variant, seats, body.options.model_dump()
