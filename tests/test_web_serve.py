@@ -86,6 +86,7 @@ def test_serve_hands_the_app_to_uvicorn(monkeypatch: pytest.MonkeyPatch, tmp_pat
         solve_queue=None,
         solve_per_client=None,
         max_solve=None,
+        tables_per_minute=None,
         ws_ping=30.0,
         ws_deflate="message",
     )
