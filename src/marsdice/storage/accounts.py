@@ -257,8 +257,6 @@ class _Attempt:
 
     def __init__(self, db: Database, keys: list[tuple[str, int]], now: datetime) -> None:
         self.db = db
-        self.keys = keys
-        self.now = now
         with db.writing() as connection:
             if db.dialect == "postgresql":  # the keys' counts, one writer at a time
                 for key, _ in sorted(keys):
@@ -287,12 +285,14 @@ class _Attempt:
             connection.execute(delete(FAILURES).where(FAILURES.c.id.in_(self.ids)))
 
 
-def _locked_user(connection: Connection, user_id: int) -> Any:
-    """The account's row, locked for the rest of the transaction on PostgreSQL (SQLite's
-    write transaction holds the whole file), so that a password reset or a disabling
-    either comes before it, and is seen, or after it, and ends the session made here."""
-    query = select(USERS).where(USERS.c.id == user_id)
-    return connection.execute(query.with_for_update()).one_or_none()
+def _unchanged(connection: Connection, user_id: int, checked_hash: str) -> bool:
+    """Whether the account still has the password just checked and is not disabled: its
+    row read locked for the rest of the transaction on PostgreSQL (SQLite's write
+    transaction holds the whole file), so that a password reset or a disabling either
+    comes before it, and is seen, or after it, and ends the session made here."""
+    query = select(USERS).where(USERS.c.id == user_id).with_for_update()
+    row = connection.execute(query).one_or_none()
+    return row is not None and row.password_hash == checked_hash and not row.disabled
 
 
 def sign_in(db: Database, name: str, password: str, address: str | None) -> tuple[User, str]:
@@ -312,9 +312,8 @@ def sign_in(db: Database, name: str, password: str, address: str | None) -> tupl
     if row is None or not good or row.disabled:
         raise BadCredentials("that name and password do not sign in")
     with db.writing() as connection:
-        now_row = _locked_user(connection, row.id)
-        if now_row is not None and now_row.password_hash == stored and not now_row.disabled:
-            if needs_rehash(stored):
+        if _unchanged(connection, row.id, row.password_hash):
+            if needs_rehash(row.password_hash):
                 connection.execute(
                     update(USERS)
                     .where(USERS.c.id == row.id)
@@ -382,21 +381,15 @@ def change_password(db: Database, session_id: str, current: str, new: str) -> tu
         raise BadCredentials("the current password is not right")
     hashed = hash_password(new)
     with db.writing() as connection:
-        now_row = _locked_user(connection, user.id)
-        if now_row is None or now_row.password_hash != row.password_hash or now_row.disabled:
-            changed = True
-        else:
-            changed = False
+        if _unchanged(connection, user.id, row.password_hash):
             attempt.succeeded(connection, key)
             connection.execute(
                 update(USERS).where(USERS.c.id == user.id).values(password_hash=hashed)
             )
             connection.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id))
-            session = _new_session(connection, user.id, utcnow())
-    if changed:  # reset or disabled meanwhile: this browser's session has ended with it
-        attempt.forgotten()
-        raise BadCredentials("sign in first")
-    return user, session
+            return user, _new_session(connection, user.id, utcnow())
+    attempt.forgotten()  # reset or disabled meanwhile: this browser's session ended with it
+    raise BadCredentials("sign in first")
 
 
 def sign_in_as(db: Database, user: User) -> tuple[User, str]:
