@@ -289,7 +289,7 @@ class RedisCluster(Cluster):
                 pause = min(pause * 2, 2.0)
             finally:
                 with contextlib.suppress(Exception):  # (bounded: even while cancelled)
-                    await asyncio.wait_for(pubsub.aclose(), 2)  # type: ignore[no-untyped-call]
+                    await asyncio.wait_for(pubsub.aclose(), 2)  # type: ignore[no-untyped-call,unused-ignore]
 
     async def _news(self, message: dict[str, Any]) -> None:
         if message.get("type") != "message" or self._events is None:
