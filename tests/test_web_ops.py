@@ -43,4 +43,8 @@ def test_metrics_count_steps_tables_and_latency(db: Database) -> None:
     assert float(lines['marsdice_steps_total{actor="chance"}']) >= 1
     assert "marsdice_action_seconds_bucket" in text  # the histogram is exported
     assert float(lines["marsdice_lease_takeovers_total"]) == 0
+    # the steps stored in writes (a move and its dice: one), the writes in commits
+    steps = sum(float(v) for k, v in lines.items() if k.startswith("marsdice_steps_total{"))
+    writes, commits = lines["marsdice_step_writes_total"], lines["marsdice_step_commits_total"]
+    assert 1 <= float(commits) <= float(writes) <= steps
     assert float(lines["marsdice_connections"]) == 0

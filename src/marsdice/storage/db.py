@@ -75,10 +75,7 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
             driver.execute("BEGIN IMMEDIATE" if writes else "BEGIN")
 
         return engine
-    connect_args: dict[str, Any] = {}
-    if schema is not None:
-        connect_args["options"] = f"-csearch_path={schema}"
-    engine = create_engine(url, connect_args=connect_args)
+    engine = create_engine(url, connect_args=_server_connect_args(schema))
 
     @event.listens_for(engine, "checkin")
     def _returned(_dbapi_connection: Any, record: Any) -> None:
@@ -101,6 +98,11 @@ def make_engine(url: str, *, schema: str | None = None) -> Engine:
             raise DisconnectionError("the database connection was cut") from error
 
     return engine
+
+
+def _server_connect_args(schema: str | None) -> dict[str, Any]:
+    """The driver's arguments beside the URL's (PostgreSQL): the schema's search path."""
+    return {} if schema is None else {"options": f"-csearch_path={schema}"}
 
 
 class ServerClaim:
@@ -159,6 +161,7 @@ class Database:
 
     def __init__(self, url: str | None = None, *, schema: str | None = None) -> None:
         self.url = url or default_database_url()
+        self.schema = schema
         self.engine = make_engine(self.url, schema=schema)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._kept: Any = None
@@ -249,6 +252,15 @@ class Database:
         claim conflicts with a running server's."""
         claim = ServerClaim(self, shared=shared)
         return claim if claim.take() else None
+
+    def driver_arguments(self) -> dict[str, Any]:
+        """What the driver's own ``connect`` takes to reach this database as the engine does
+        (PostgreSQL: the same server, schema and type adapters), for a connection made
+        outside the engine's pool (:mod:`marsdice.storage.commits`' asyncio one)."""
+        args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
+        if args:
+            raise RuntimeError(f"the {self.dialect} driver's connect arguments are not named")
+        return {**kwargs, **_server_connect_args(self.schema)}
 
     @property
     def dialect(self) -> str:

@@ -672,18 +672,86 @@ def append_steps(
     transaction, as :func:`append_step` stores one: an action and the dice the server rolls
     right after it cost one commit (one round trip on PostgreSQL), not two. All or nothing:
     a step another writer stored first refuses them all (:class:`StaleVersionError`)."""
-    if not steps or any(s.seq != steps[0].seq + i for i, s in enumerate(steps)):
-        raise ValueError("append_steps: give consecutive steps, at least one")
+    write = StepWrite(table_id, tuple(steps), finishes, table)
+    result = store_writes(db, [write])[0]
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class StepWrite:
+    """One table's consecutive steps to store together (:func:`append_steps`), ``table``
+    the row its writer holds (only the seats, status and version come back)."""
+
+    table_id: str
+    steps: tuple[StoredStep, ...]
+    finishes: bool
+    table: TableData
+
+    def __post_init__(self) -> None:
+        steps = self.steps
+        if not steps or any(s.seq != steps[0].seq + i for i, s in enumerate(steps)):
+            raise ValueError("append_steps: give consecutive steps, at least one")
+
+
+#: what storing a write gave: the table row after it, or why it was not stored
+WriteResult = TableData | Exception
+
+
+def store_writes(db: Database, writes: Sequence[StepWrite]) -> list[WriteResult]:
+    """Store several tables' writes (one each at most) in one transaction: on SQLite one
+    ``BEGIN IMMEDIATE`` and one commit for them all (a group commit: the commit, not the rows,
+    is most of what a write costs). Each write's result in order: its table after it, or
+    the error that refused it (:class:`StaleVersionError`, :class:`NotFoundError`, a
+    :class:`sqlalchemy.exc.DBAPIError`); a write refused refuses nothing else (the others
+    are stored again one transaction each). PostgreSQL's writes here go one statement
+    each (:func:`store_writes_async` groups them)."""
     now = utcnow()
     writer = _step_writer(db.engine.dialect)
-    seats, status, version = writer.append(db, table_id, steps, finishes=finishes, now=now)
-    return replace(
-        table,
-        seats=writer.seats_of(seats),
-        status=status,
-        updated_at=now,
-        version=version,
-    )
+    try:
+        with db.kept_connection() as raw:
+            if writer.sqlite and len(writes) > 1:
+                try:
+                    return writer.store_together(raw, writes, now)
+                except Exception:
+                    pass  # one of them refused: each on its own, to tell which
+            results = [writer.store_alone(raw, write, now) for write in writes]
+            if any(isinstance(r, Exception) and not isinstance(r, StorageError) for r in results):
+                raise _GiveBack(results)  # (a connection that failed is not kept)
+            return results
+    except _GiveBack as given_back:
+        return given_back.results
+
+
+class _GiveBack(Exception):
+    """A write failed in the database itself: the kept connection goes back to the pool."""
+
+    def __init__(self, results: list[WriteResult]) -> None:
+        super().__init__("a write failed")
+        self.results = results
+
+
+async def store_writes_async(
+    db: Database, connection: Any, writes: Sequence[StepWrite]
+) -> list[WriteResult]:
+    """:func:`store_writes` on PostgreSQL through psycopg's asyncio ``connection`` (in
+    autocommit mode: the event loop waits for no thread): one write is one statement, several
+    are one transaction in one round trip (a pipeline), each stored alone when one is
+    refused. A connection that breaks raises (:class:`psycopg.OperationalError`)."""
+    now = utcnow()
+    writer = _step_writer(db.engine.dialect)
+    if len(writes) > 1:
+        try:
+            return await writer.store_together_async(connection, writes, now)
+        except writer.dbapi.Error:
+            if connection.broken or connection.closed:
+                raise
+    results = [await writer.store_alone_async(connection, write, now) for write in writes]
+    failed = [r for r in results if isinstance(r, Exception)]
+    if failed and (connection.broken or connection.closed):
+        raise failed[0]  # (the connection is replaced: the caller hears of it)
+    return results
 
 
 _STEP_COLUMNS: Final = ("table_id", "seq", "action", "actor", "seat", "rng_counter", "created_at")
@@ -741,79 +809,154 @@ class _StepWriter:
             compiled = self._together[finishes, count] = _Compiled(statement, self.dialect)
         return compiled
 
-    def append(
-        self,
-        db: Database,
-        table_id: str,
-        steps: Sequence[StoredStep],
-        *,
-        finishes: bool,
-        now: datetime,
-    ) -> tuple[Any, str, int]:
-        """Store the steps; the table's seats (as the driver reads the column: see
-        :meth:`seats_of`), status and version after them."""
-        values: dict[str, Any] = {"p_table": table_id, "p_now": now, "p_steps": len(steps)}
-        with db.kept_connection() as raw:
-            return self._append(raw, table_id, steps, values, now=now, finishes=finishes)
+    # -- SQLite: the rows, then each table's update, in one serialised transaction --
 
-    def _append(
-        self,
-        raw: Any,
-        table_id: str,
-        steps: Sequence[StoredStep],
-        values: dict[str, Any],
-        *,
-        now: datetime,
-        finishes: bool,
-    ) -> tuple[Any, str, int]:
-        driver: Any = raw.dbapi_connection
+    def _rows(self, writes: Sequence[StepWrite], now: datetime) -> list[Any]:
+        created = {"created_at": self.insert.convert("created_at", now)}
+        params = self.insert.params
+        return [params(_step_row(w.table_id, s), created) for w in writes for s in w.steps]
+
+    def _advance(self, write: StepWrite, now: datetime) -> tuple[str, Any]:
+        advance = self.advance[write.finishes]
+        values = {"p_table": write.table_id, "p_now": now, "p_steps": len(write.steps)}
+        return advance.sql, advance.params(values)
+
+    def store_together(self, raw: Any, writes: Sequence[StepWrite], now: datetime) -> list[Any]:
+        """SQLite: every write in one transaction (raises, storing none, if one fails)."""
         cursor = raw.cursor()
         try:
+            cursor.execute("BEGIN IMMEDIATE")  # the write lock first
+            cursor.executemany(self.insert.sql, self._rows(writes, now))
+            results = []
+            for write in writes:
+                cursor.execute(*self._advance(write, now))
+                row = cursor.fetchone()
+                if row is None:
+                    raise NotFoundError(f"no table {write.table_id!r}")
+                results.append(self._after(write, row, now))
+            raw.commit()
+            return results
+        except BaseException:
+            with contextlib.suppress(Exception):
+                raw.rollback()
+            raise
+        finally:
+            cursor.close()
+
+    def store_alone(self, raw: Any, write: StepWrite, now: datetime) -> WriteResult:
+        """One write in a transaction of its own: its table after it, or what refused it."""
+        cursor = raw.cursor()
+        statement: str = ""
+        params: Any = ()
+        try:
             if self.sqlite:
-                params: Any
-                statement, params = "BEGIN IMMEDIATE", ()  # the write lock first
+                statement = "BEGIN IMMEDIATE"  # the write lock first
                 cursor.execute(statement)
+                rows = self._rows([write], now)
                 statement = self.insert.sql
-                created = {"created_at": self.insert.convert("created_at", now)}
-                rows = [self.insert.params(_step_row(table_id, s), created) for s in steps]
                 if len(rows) == 1:
                     params = rows[0]
                     cursor.execute(statement, params)
                 else:
                     params = rows
                     cursor.executemany(statement, params)
-                advance = self.advance[finishes]
-                statement, params = advance.sql, advance.params(values)
+                statement, params = self._advance(write, now)
                 cursor.execute(statement, params)
             else:
-                together = self.together(finishes, len(steps))
-                for i, s in enumerate(steps):
-                    for key, value in _step_row(table_id, s).items():
-                        values[f"{key}_{i}"] = value
-                    values[f"created_at_{i}"] = now
-                statement, params = together.sql, together.params(values)
-                driver.autocommit = True
+                statement, params = self._statement(write, now)
+                raw.dbapi_connection.autocommit = True
                 try:
                     cursor.execute(statement, params)
                 finally:
-                    driver.autocommit = False
+                    raw.dbapi_connection.autocommit = False
             row = cursor.fetchone()
             if row is None:
-                raise NotFoundError(f"no table {table_id!r}")
+                raise NotFoundError(f"no table {write.table_id!r}")
             if self.sqlite:
                 raw.commit()
+            return self._after(write, row, now)
         except BaseException as error:
             with contextlib.suppress(Exception):
                 raw.rollback()
-            if isinstance(error, self.dbapi.IntegrityError):
-                raise _stale(table_id, steps[0]) from error
-            if isinstance(error, self.dbapi.Error):
-                raise DBAPIError.instance(statement, params, error, self.dbapi.Error) from error
-            raise
+            if not isinstance(error, Exception):
+                raise
+            return self._refused(write, error, statement, params)
         finally:
             cursor.close()
+
+    # -- PostgreSQL: the insert and the update as one statement --
+
+    def _statement(self, write: StepWrite, now: datetime) -> tuple[str, Any]:
+        together = self.together(write.finishes, len(write.steps))
+        values: dict[str, Any] = {
+            "p_table": write.table_id,
+            "p_now": now,
+            "p_steps": len(write.steps),
+        }
+        for i, s in enumerate(write.steps):
+            for key, value in _step_row(write.table_id, s).items():
+                values[f"{key}_{i}"] = value
+            values[f"created_at_{i}"] = now
+        return together.sql, together.params(values)
+
+    async def store_together_async(
+        self, connection: Any, writes: Sequence[StepWrite], now: datetime
+    ) -> list[Any]:
+        """PostgreSQL: every write in one transaction, sent at once (raises, storing none,
+        if one fails)."""
+        async with connection.pipeline():
+            async with connection.transaction():
+                cursors = [await connection.execute(*self._statement(w, now)) for w in writes]
+            rows = [await cursor.fetchone() for cursor in cursors]
+        results = []
+        for write, row in zip(writes, rows, strict=True):
+            if row is None:
+                raise NotFoundError(f"no table {write.table_id!r}")
+            results.append(self._after(write, row, now))
+        return results
+
+    async def store_alone_async(
+        self, connection: Any, write: StepWrite, now: datetime
+    ) -> WriteResult:
+        statement, params = self._statement(write, now)
+        try:
+            cursor = await connection.execute(statement, params)
+            row = await cursor.fetchone()
+            if row is None:
+                raise NotFoundError(f"no table {write.table_id!r}")
+        except Exception as error:
+            return self._refused(write, error, statement, params)
+        return self._after(write, row, now)
+
+    # -- both --
+
+    def _after(self, write: StepWrite, row: Any, now: datetime) -> TableData:
         version, status, seats = row
-        return seats, str(status), int(version)
+        return replace(
+            write.table,
+            seats=self.seats_of(seats),
+            status=str(status),
+            updated_at=now,
+            version=int(version),
+        )
+
+    def _refused(
+        self, write: StepWrite, error: Exception, statement: str, params: Any
+    ) -> Exception:
+        """What a caller is told of a write the database refused."""
+        if isinstance(error, self.dbapi.IntegrityError):
+            refused: StorageError = (
+                NotFoundError(f"no table {write.table_id!r}")
+                if _no_such_row(error)
+                else _stale(write.table_id, write.steps[0])
+            )
+            refused.__cause__ = error
+            return refused
+        if isinstance(error, self.dbapi.Error):
+            wrapped = DBAPIError.instance(statement, params, error, self.dbapi.Error)
+            wrapped.__cause__ = error
+            return wrapped
+        return error
 
     def seats_of(self, stored: Any) -> tuple[Seat, ...]:
         """The seats from the column as the driver gives it: text (SQLite) read once per
@@ -821,6 +964,14 @@ class _StepWriter:
         if isinstance(stored, str):
             return _seats_of_text(self.seats, stored)
         return tuple(Seat.from_row(seat) for seat in self.seats(stored))
+
+
+def _no_such_row(error: Exception) -> bool:
+    """Whether the database refused a row for naming a row that is not there (a step of a
+    table that does not exist), not for a row already stored."""
+    if getattr(error, "sqlstate", None) == "23503":  # PostgreSQL's foreign_key_violation
+        return True
+    return "FOREIGN KEY constraint failed" in str(error)  # SQLite's
 
 
 def _as_is(value: Any) -> Any:

@@ -96,6 +96,7 @@ def create_app(
         cached=lambda: len(hub.cached_tables()),
         leases=lambda: len(cluster.held()),
         takeovers=lambda: cluster.takeovers,
+        commits=lambda: (hub.commits.commits, hub.commits.writes),
     )
 
     def lifespan(_app: FastAPI) -> AbstractAsyncContextManager[None]:

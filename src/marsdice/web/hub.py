@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import hashlib
 import json
 import logging
@@ -27,6 +26,7 @@ from marsdice.core.errors import ActionParseError, IllegalActionError
 from marsdice.core.game import Action, GameState
 from marsdice.games import bot_spec, registration
 from marsdice.storage import chat, results, tables
+from marsdice.storage.commits import StepCommits
 from marsdice.storage.db import Database
 from marsdice.storage.tables import StaleVersionError, TableData
 from marsdice.web import messages
@@ -133,6 +133,9 @@ class Hub:
         bot_wait: float = 5.0,
     ) -> None:
         self.db = db
+        #: the steps this process stores, committed in groups (one transaction for the
+        #: tables that store a step while the last commit is made)
+        self.commits = StepCommits(db)
         #: the worker processes that solve (advice, solving bots, reviews): the hub's own
         self.pool = pool if pool is not None else SolvePool()
         #: seconds a solving bot's move may take in the pool (waiting included) before the
@@ -689,21 +692,19 @@ class Hub:
             tables.StoredStep(first + i, p.action.text(), p.actor, p.seat, p.counter)
             for i, p in enumerate(planned)
         ]
+        # (the table it holds: only the seats, status and version come back)
+        write = tables.StepWrite(
+            live.table.id, tuple(steps), planned[-1].after.is_terminal, live.table
+        )
         try:
-            table = await self.database(
-                functools.partial(
-                    tables.append_steps,
-                    finishes=planned[-1].after.is_terminal,
-                    table=live.table,  # (only the seats, status and version come back)
-                ),
-                self.db,
-                live.table.id,
-                steps,
-            )
+            table = await self.commits.append(write)
         except StaleVersionError as error:  # another writer was first: catch up, then say so
             self._session(live.table.id).behind = True
             await self.live(live.table.id)
             raise ProtocolError("stale_version", str(error), live.version) from None
+        except asyncio.CancelledError:  # its commit may have been under way: read it back
+            self._session(live.table.id).behind = True
+            raise
         for step, p in zip(steps, planned, strict=True):
             live.played(step, p.action, p.after, table)
             self.metrics.steps.labels(actor=p.actor).inc()
@@ -1076,3 +1077,4 @@ class Hub:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         await self.pool.close()
+        await self.commits.close()

@@ -44,9 +44,11 @@ class Metrics:
         cached: Callable[[], int],
         leases: Callable[[], int],
         takeovers: Callable[[], int],
+        commits: Callable[[], tuple[int, int]] = lambda: (0, 0),
     ) -> None:
-        """Where the scrape-time values come from."""
-        self._readings.sources = (tables, clients, cached, leases, takeovers)
+        """Where the scrape-time values come from (``commits``: the step transactions
+        committed and the writes they stored)."""
+        self._readings.sources = (tables, clients, cached, leases, takeovers, commits)
 
 
 class _Readings(Collector):
@@ -58,6 +60,7 @@ class _Readings(Collector):
                 Callable[[], int],
                 Callable[[], int],
                 Callable[[], int],
+                Callable[[], tuple[int, int]],
             ]
             | None
         ) = None
@@ -65,7 +68,7 @@ class _Readings(Collector):
     def collect(self) -> Iterator[Metric]:
         if self.sources is None:
             return
-        tables, clients, cached, leases, takeovers = self.sources
+        tables, clients, cached, leases, takeovers, commits = self.sources
         by_status = GaugeMetricFamily(
             "marsdice_tables", "Tables in the database, by status", labels=["status"]
         )
@@ -87,4 +90,16 @@ class _Readings(Collector):
             "marsdice_lease_takeovers",
             "Leases this process took over from a process that died or handed them over",
             value=takeovers(),
+        )
+        committed, written = commits()
+        yield CounterMetricFamily(
+            "marsdice_step_commits",
+            "Transactions that stored steps (one holds the writes of every table that stored "
+            "steps while the last was committed)",
+            value=committed,
+        )
+        yield CounterMetricFamily(
+            "marsdice_step_writes",
+            "Tables' writes of steps stored (a person's move and the dice after it: one write)",
+            value=written,
         )

@@ -1,0 +1,172 @@
+"""Group commit of a server's step writes: the steps that its tables store while one commit
+is made go together in the next one.
+
+A step's write is a few rows; its commit (SQLite: the write lock, the write-ahead log's
+pages; PostgreSQL: a round trip and a flush of the server's log) costs several times as
+much. So the server's event loop hands every write to one :class:`StepCommits`, which
+stores what has come in one transaction: on SQLite in place, once the loop has run what
+was ready (each table's steps one write, its table's lock held meanwhile, so two writes of
+one table are never together); on PostgreSQL through psycopg's asyncio connection, one
+transaction sent at once (a pipeline), the writes that come while it is on its way making
+the next. A write is acknowledged (its future done) only once its transaction is
+committed; a write refused (another writer stored that step first) refuses no other
+(:func:`marsdice.storage.tables.store_writes`). At a person's pace a transaction holds
+one write, as before; under load, many (``writes / commits``, the ``marsdice_step_writes``
+and ``marsdice_step_commits`` metrics).
+
+The event loop never waits for a thread here: on PostgreSQL a thread per write cost a hop
+each way and, under load, the interpreter's lock handed back and forth with the event loop
+(every deflate and socket write let a writer thread in for up to the switch interval).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any, Final
+
+from sqlalchemy.exc import DBAPIError
+
+from marsdice.storage import tables
+from marsdice.storage.db import PING_AFTER_IDLE, Database
+from marsdice.storage.tables import StepWrite, TableData, WriteResult
+
+log = logging.getLogger(__name__)
+
+#: a write waiting for its commit, and the future its writer awaits
+_Waiting = tuple[StepWrite, "asyncio.Future[TableData]"]
+#: seconds a new PostgreSQL connection may take to open
+CONNECT_TIMEOUT: Final = 10
+
+
+class StepCommits:
+    """The step writes of one event loop, committed in groups (see the module)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._waiting: list[_Waiting] = []
+        #: SQLite: a commit of the writes waiting is due when the loop has run what is ready
+        self._due = False
+        #: PostgreSQL: the task committing the writes waiting, one transaction after another
+        self._committer: asyncio.Task[None] | None = None
+        self._connection: Any = None
+        self._used_at = 0.0
+        #: transactions committed and writes they stored (their ratio: writes per commit)
+        self.commits = 0
+        self.writes = 0
+
+    async def append(self, write: StepWrite) -> TableData:
+        """Store ``write`` (one table's steps) with whatever else is due; its table row after
+        it once committed. Raises what :func:`marsdice.storage.tables.append_steps` raises.
+        Cancelled before its commit, the write is left out; cancelled while its commit is
+        under way, it may be stored (the caller reads the log back to know)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[TableData] = loop.create_future()
+        self._waiting.append((write, future))
+        if self.db.local:
+            if not self._due:
+                self._due = True
+                loop.call_soon(self._commit_here)
+        elif self._committer is None:
+            self._committer = loop.create_task(self._commit_all(), name="step-commits")
+        return await future
+
+    # -- SQLite: in place, once the loop has run what was ready --
+
+    def _commit_here(self) -> None:
+        self._due = False
+        waiting = self._take()
+        if not waiting:
+            return
+        try:
+            results = tables.store_writes(self.db, [write for write, _ in waiting])
+        except Exception as error:  # (a disk that failed, say: every writer hears of it)
+            results = [error] * len(waiting)
+        self._settle(waiting, results)
+
+    # -- PostgreSQL: asyncio, one transaction on its way at a time --
+
+    async def _commit_all(self) -> None:
+        try:
+            while waiting := self._take():
+                writes = [write for write, _ in waiting]
+                try:
+                    connection = await self._ready_connection()
+                    results = await tables.store_writes_async(self.db, connection, writes)
+                    self._used_at = time.monotonic()
+                except Exception as error:
+                    await self._drop_connection()
+                    results = [_as_dbapi_error(error)] * len(waiting)
+                self._settle(waiting, results)
+        finally:
+            self._committer = None
+
+    async def _ready_connection(self) -> Any:
+        """The connection, opened when there is none (or it broke) and asked first when it
+        sat idle (the server may have cut it: a restart, a proxy's timeout)."""
+        import psycopg
+
+        connection = self._connection
+        if connection is not None and (connection.closed or connection.broken):
+            await self._drop_connection()
+            connection = None
+        if connection is not None and time.monotonic() - self._used_at >= PING_AFTER_IDLE:
+            try:
+                await connection.execute("select 1")
+            except psycopg.Error:
+                await self._drop_connection()
+                connection = None
+        if connection is None:
+            connection = await psycopg.AsyncConnection.connect(
+                autocommit=True, connect_timeout=CONNECT_TIMEOUT, **self.db.driver_arguments()
+            )
+            self._connection = connection
+        return connection
+
+    async def _drop_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                await connection.close()
+
+    # -- both --
+
+    def _take(self) -> list[_Waiting]:
+        """The writes waiting, but those whose writer gave up before their commit."""
+        waiting, self._waiting = self._waiting, []
+        return [(write, future) for write, future in waiting if not future.done()]
+
+    def _settle(self, waiting: Sequence[_Waiting], results: Sequence[WriteResult]) -> None:
+        self.commits += 1
+        self.writes += len(waiting)
+        for (_write, future), result in zip(waiting, results, strict=True):
+            if future.done():  # (its writer gave up meanwhile)
+                continue
+            if isinstance(result, Exception):
+                future.set_exception(result)
+            else:
+                future.set_result(result)
+
+    async def close(self) -> None:
+        """Let the writes under way finish, then close the connection."""
+        committer = self._committer
+        if committer is not None:
+            with contextlib.suppress(Exception):
+                await committer
+        if self._due:
+            self._commit_here()
+        await self._drop_connection()
+
+
+def _as_dbapi_error(error: Exception) -> Exception:
+    """A driver's error as SQLAlchemy's (what storage raises everywhere else)."""
+    import psycopg
+
+    if isinstance(error, psycopg.Error):
+        wrapped = DBAPIError.instance(None, None, error, psycopg.Error)
+        wrapped.__cause__ = error
+        return wrapped
+    return error
