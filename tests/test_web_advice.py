@@ -155,6 +155,71 @@ def test_a_tables_advice_is_worked_out_one_position_at_a_time() -> None:
     assert most == {"t1": 1, "t2": 1}
 
 
+def test_a_small_variant_is_valued_in_place_once_its_tables_are_built() -> None:
+    """The rulebook's two-player game: the first position asks for the variant's tables
+    (built in a thread of the advisor's own, once) and goes to the pool meanwhile; once
+    they are built each position's advice is worked out in place (nothing sent to the
+    pool), equal to what the pool's worker gives. A three-player or a big variant is never
+    built here, and no more than ``in_place`` variants are."""
+    rng = random.Random(3)
+    variant = Variant(players=2)
+    positions = []
+    state: GameState = new_game(variant)
+    while len(positions) < 30 and not state.is_terminal:
+        if state.is_chance_node:
+            state = state.apply(state.sample_chance(rng))
+        else:
+            positions.append(state)
+            state = state.apply(rng.choice(state.legal_actions()))
+
+    class Pool:
+        """What the advisor asks of the solve pool, counted (the work done in a thread)."""
+
+        def __init__(self) -> None:
+            self.jobs = 0
+
+        def over_cap(self, game: Game, params: Any) -> bool:
+            return False
+
+        def check_cap(self, game: Game, params: Any) -> None:
+            return None
+
+        async def submit(self, call: Any, *args: Any, table: str, client: str) -> Any:
+            self.jobs += 1
+            return await asyncio.to_thread(call, *args)
+
+    async def scenario() -> None:
+        pool = Pool()
+        advisor = Advisor(pool=pool)  # type: ignore[arg-type]
+        params = MARTIAN.variant_to_params(variant)
+        assert not advisor.in_place("t", 0, MARTIAN, positions[0], params)  # building
+        await advisor.start("t", 0, MARTIAN, positions[0])
+        assert pool.jobs == 1
+        for _ in range(2000):  # (a bound, not a timing)
+            if advisor.in_place("t", 1, MARTIAN, positions[1], params):
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the tables were never built")
+        for version, position in enumerate(positions[2:], start=2):
+            assert advisor.in_place("t", version, MARTIAN, position, params)
+            assert advisor.cached("t", version) == evaluate(MARTIAN, position)
+        assert pool.jobs == 1
+        # never here: three players, a variant too big, a third variant
+        for other in ({"players": 3}, {"players": 2, "target": 90, "dice": 20}):
+            bigger = MARTIAN.variant_from_params(other)
+            opening = MARTIAN.start(bigger, random.Random(1))
+            assert not advisor.in_place("u", 0, MARTIAN, opening, other)
+            assert advisor._tables[(MARTIAN.name, json.dumps(other, sort_keys=True))] is False
+        second, third = {"players": 2, "target": 20}, {"players": 2, "target": 21}
+        for extra in (second, third):
+            advisor.in_place("v", 0, MARTIAN, positions[0], extra)
+        assert advisor._tables[(MARTIAN.name, json.dumps(third, sort_keys=True))] is False
+        await advisor.close()
+
+    asyncio.run(scenario())
+
+
 # --- through the server -----------------------------------------------------------------------
 
 

@@ -91,6 +91,11 @@ class Registration:
     #: ``"module:class"``: the batched numpy environment (N games stepped at once,
     #: ``docs/research.md``), built as ``cls(n, variant, seed=...)``; None: the game has none
     vector: str | None = None
+    #: ``"module:factory"``: ``factory(variant) -> build | None``, for a variant whose advice
+    #: is a lookup in tables a process builds once (a few tenths of a second, tens of MB),
+    #: the function that builds them: the server then values its positions in place instead
+    #: of in the solve pool (``docs/server.md``); None: every variant's advice is the pool's
+    advice_tables: str | None = None
 
 
 def _random_bot() -> BotSpec:
@@ -136,6 +141,7 @@ REGISTERED: Final = (
         fast_bot="cautious",
         solve_size="marsdice.bots.martian_solver:solve_size",
         vector="marsdice.vector.martian:MartianVectorEnv",
+        advice_tables="marsdice.review.martian:advice_tables",
     ),
     Registration(
         game="marsdice.attacks.game:GAME",

@@ -17,7 +17,7 @@ both roll-off modes, by symmetry).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from marsdice.core.game import JSON, Action, Game, GameState
@@ -38,7 +38,10 @@ from marsdice.solve.policy import (
     method_of,
     mover_solution,
     roll_value,
+    two_player_turns,
+    two_player_turns_bytes,
 )
+from marsdice.solve.turn import expected_score_solution
 
 _LETTERS: Final = "TRHCK"
 
@@ -153,6 +156,28 @@ def valuator(game: Game, start: GameState) -> MartianValuator:
     approximation, solo expected turns) for the start's variant."""
     del game
     return MartianValuator(as_state(start).variant)
+
+
+#: the most memory a variant's tables may take to be built for in-place advice (the
+#: rulebook's two-player game takes 20 MB)
+IN_PLACE_BYTES: Final = 32 * 2**20
+
+
+def advice_tables(variant: object) -> Callable[[], object] | None:
+    """The registration's ``advice_tables``: for a two-player variant whose every turn,
+    solved at once, fits in :data:`IN_PLACE_BYTES`, what builds those tables (after which
+    a position's advice reads them: tens of microseconds); else None."""
+    if not isinstance(variant, Variant):
+        raise TypeError(f"not a Martian Dice variant: {variant!r}")
+    target, dice = variant.target, variant.dice
+    if variant.players != 2 or two_player_turns_bytes(target, dice) > IN_PLACE_BYTES:
+        return None
+
+    def build() -> object:
+        expected_score_solution(dice)  # (the hints' expected turn scores)
+        return two_player_turns(target, dice)
+
+    return build
 
 
 def advice_figures(state: GameState) -> dict[str, dict[str, JSON] | None]:

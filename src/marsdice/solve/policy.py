@@ -217,9 +217,14 @@ def solution_for(utility: FloatArray, dice: int = 13) -> TurnSolution:
 
 def two_player_turns_fit(target: int = 25, dice: int = 13) -> bool:
     """Whether :func:`two_player_turns` stays within :data:`TWO_PLAYER_BUDGET`."""
+    return two_player_turns_bytes(target, dice) <= TWO_PLAYER_BUDGET
+
+
+def two_player_turns_bytes(target: int = 25, dice: int = 13) -> int:
+    """The memory :func:`two_player_turns` takes (its values and choices)."""
     model = turn_model(dice)
     columns = 2 * target * target + model.max_score + 2
-    return columns * (model.rows + model.node_count) * 8 <= TWO_PLAYER_BUDGET
+    return columns * (model.rows + model.node_count) * 8
 
 
 @cache
@@ -328,7 +333,21 @@ def best_action(state: State, mode: Mode = "winprob", combine: Combine = "min") 
 
 def analyze(state: State) -> list[ChoiceAnalysis]:
     """Every legal action at the current decision with its expected turn score and win
-    probability (see :class:`ChoiceAnalysis`)."""
+    probability (see :class:`ChoiceAnalysis`). The last position's analysis is kept: a
+    position's advice reads it twice (its values, and the hints' figures)."""
+    global _last_analysis
+    known, rows = _last_analysis
+    if known is not state:
+        rows = _analyze(state)
+        _last_analysis = (state, rows)
+    return list(rows)
+
+
+#: the last position analysed and its analysis
+_last_analysis: tuple[State | None, list[ChoiceAnalysis]] = (None, [])
+
+
+def _analyze(state: State) -> list[ChoiceAnalysis]:
     scores = action_values(state, *_solution(state, "expected"))
     playing = action_values(state, *_solution(state, "winprob"))
     result = []

@@ -902,14 +902,29 @@ class _StepWriter:
     async def store_together_async(
         self, connection: Any, writes: Sequence[StepWrite], now: datetime
     ) -> list[Any]:
-        """PostgreSQL: every write in one transaction, sent at once (raises, storing none,
-        if one fails)."""
-        async with connection.pipeline():
-            async with connection.transaction():
-                cursors = [await connection.execute(*self._statement(w, now)) for w in writes]
-            rows = [await cursor.fetchone() for cursor in cursors]
+        """PostgreSQL: every write in one statement (one round trip, one transaction; raises,
+        storing none, if one fails): the rows and the tables' counts as arrays, so that the
+        statement's text, prepared once, is the same for any number of writes."""
+        steps = [(w.table_id, s) for w in writes for s in w.steps]
+        cursor = await connection.execute(
+            _BATCH_SQL,
+            {
+                "now": now,
+                "s_table": [table_id for table_id, _ in steps],
+                "s_seq": [s.seq for _, s in steps],
+                "s_action": [s.action for _, s in steps],
+                "s_actor": [s.actor for _, s in steps],
+                "s_seat": [s.seat for _, s in steps],
+                "s_counter": [s.rng_counter for _, s in steps],
+                "t_id": [w.table_id for w in writes],
+                "t_steps": [len(w.steps) for w in writes],
+                "t_finishes": [w.finishes for w in writes],
+            },
+        )
+        rows = {row[0]: row[1:] for row in await cursor.fetchall()}
         results = []
-        for write, row in zip(writes, rows, strict=True):
+        for write in writes:
+            row = rows.get(write.table_id)
             if row is None:
                 raise NotFoundError(f"no table {write.table_id!r}")
             results.append(self._after(write, row, now))
@@ -964,6 +979,25 @@ class _StepWriter:
         if isinstance(stored, str):
             return _seats_of_text(self.seats, stored)
         return tuple(Seat.from_row(seat) for seat in self.seats(stored))
+
+
+#: PostgreSQL: several tables' steps and the tables' counts in one statement (the insert as
+#: a data-modifying ``WITH``; ``unnest`` makes rows of the arrays)
+_BATCH_SQL: Final = f"""\
+WITH new_steps AS (
+  INSERT INTO {STEPS.name} (table_id, seq, action, actor, seat, rng_counter, created_at)
+  SELECT s.table_id, s.seq, s.action, s.actor, s.seat, s.rng_counter, %(now)s
+  FROM unnest(%(s_table)s::text[], %(s_seq)s::integer[], %(s_action)s::text[],
+              %(s_actor)s::text[], %(s_seat)s::integer[], %(s_counter)s::integer[])
+       AS s(table_id, seq, action, actor, seat, rng_counter)
+)
+UPDATE {TABLES.name} AS t
+SET version = t.version + v.steps, updated_at = %(now)s,
+    status = CASE WHEN v.finishes THEN '{FINISHED}' ELSE t.status END
+FROM unnest(%(t_id)s::text[], %(t_steps)s::integer[], %(t_finishes)s::boolean[])
+     AS v(id, steps, finishes)
+WHERE t.id = v.id
+RETURNING t.id, t.version, t.status, t.seats"""
 
 
 def _no_such_row(error: Exception) -> bool:

@@ -14,11 +14,19 @@ and is cached per (table, version); a first solve of a big variant may take long
 and the advice when it is ready. When the pool refuses the work (its budgets are spent, or
 the variant is over the operator's cap) the position has no advice, and :meth:`Advisor.missing`
 says why.
+
+A variant whose advice is a lookup in tables a process builds once (Martian Dice's two-player
+games up to the rulebook's size and a little more: the registration's ``advice_tables``) is
+valued in place instead, once this process has built them (in a thread of the advisor's own,
+a few tenths of a second, at most :data:`IN_PLACE_VARIANTS` variants): a position's advice
+then costs tens of microseconds, less than the trip to a worker and back, and comes with the
+step that leads to it, under any load.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -26,8 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from marsdice.core.game import JSON, Game, GameState
-from marsdice.games import provider
+from marsdice.core.game import JSON, Game, GameState, Variant
+from marsdice.games import load, provider, registration
 
 if TYPE_CHECKING:
     from marsdice.web.workers import SolvePool
@@ -36,6 +44,8 @@ log: Final = logging.getLogger("marsdice.web")
 
 #: how many positions' advice a process keeps
 CACHE_SIZE: Final = 512
+#: how many variants' tables a process builds for in-place advice (tens of MB each)
+IN_PLACE_VARIANTS: Final = 2
 #: the advice JSON: {"seat", "method", "estimate", "choices": [...]}
 AdviceJSON = dict[str, Any]
 #: why a position has no advice: the solve pool was full (``busy``), the variant is over the
@@ -93,6 +103,17 @@ def evaluate(game: Game, state: GameState) -> Advice:
     return Advice(state.current_player, valuator.method, valuator.estimate, choices)
 
 
+def advice_tables(game: Game, variant: Variant) -> Callable[[], object] | None:
+    """What builds the tables that make a variant's advice a lookup in this process (the
+    game's registered ``advice_tables``), or None: its advice is always worked out in the
+    solve pool."""
+    entry = registration(game).advice_tables
+    if entry is None:
+        return None
+    factory: Callable[[Variant], Callable[[], object] | None] = load(entry)
+    return factory(variant)
+
+
 def _values(game: Game, state: GameState) -> dict[str, dict[str, JSON] | None]:
     """Each legal choice's figures for the hints panel, by the choice's notation (the
     game's registered advice provider)."""
@@ -131,10 +152,17 @@ class Advisor:
         self,
         evaluate_: Callable[[Game, GameState], Advice] = evaluate,
         pool: SolvePool | None = None,
+        *,
+        in_place: int = IN_PLACE_VARIANTS,
     ) -> None:
         self._evaluate = evaluate_
         self._pool = pool if evaluate_ is evaluate else None
         self._threads: ThreadPoolExecutor | None = None
+        #: how many variants may be valued in place (none with an ``evaluate_`` of a test's)
+        self._in_place = in_place if evaluate_ is evaluate else 0
+        #: (game, variant) -> its tables for in-place advice: built (True), being built (a
+        #: future), or not built in this process (False)
+        self._tables: dict[tuple[str, str], bool | asyncio.Future[object]] = {}
         self._done: OrderedDict[tuple[str, int], Advice | Missing] = OrderedDict()
         self._running: dict[tuple[str, int], asyncio.Task[Advice | None]] = {}
         #: each table's latest computation (the next one waits for it)
@@ -155,6 +183,58 @@ class Advisor:
         """Why this position has no advice (None: it has, or it is still to come)."""
         found = self._done.get((table_id, version))
         return None if found is None or isinstance(found, Advice) else found
+
+    def in_place(
+        self,
+        table_id: str,
+        version: int,
+        game: Game,
+        state: GameState,
+        params: Mapping[str, Any],
+    ) -> bool:
+        """Work out this position's advice here and now when its variant's tables are
+        built in this process (True: it is cached); the first time a variant that can be
+        valued in place is asked for, start building them (False meanwhile: the pool's
+        turn)."""
+        if not self._in_place:
+            return False
+        key = (game.name, json.dumps(params, sort_keys=True))
+        tables = self._tables.get(key)
+        if tables is True:
+            try:
+                result: Advice | Missing = evaluate(game, state)
+            except Exception:  # no advice is better than a broken table
+                log.exception("table %s: no advice for version %d", table_id, version)
+                result = "failed"
+            self._keep((table_id, version), result)
+            return True
+        if tables is None:
+            self._build(key, game, params)
+        return False
+
+    def _build(self, key: tuple[str, str], game: Game, params: Mapping[str, Any]) -> None:
+        """Start building a variant's tables for in-place advice, if the game values it from
+        tables of its own, it is within the pool's cap and this process builds few enough."""
+        self._tables[key] = False
+        if sum(1 for tables in self._tables.values() if tables is not False) >= self._in_place:
+            return
+        if self._pool is not None and self._pool.over_cap(game, params):
+            return
+        build = advice_tables(game, game.variant_from_params(params))
+        if build is None:
+            return
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(4, thread_name_prefix="advice")
+        future = asyncio.get_running_loop().run_in_executor(self._threads, build)
+        self._tables[key] = future
+
+        def built(done: asyncio.Future[object]) -> None:
+            failed = done.cancelled() or done.exception() is not None
+            if failed and not done.cancelled():
+                log.error("%s: the advice tables could not be built", game.title)
+            self._tables[key] = not failed
+
+        future.add_done_callback(built)
 
     def start(
         self,
@@ -205,11 +285,14 @@ class Advisor:
             self._running.pop(key, None)
             if self._last.get(key[0]) is asyncio.current_task():
                 del self._last[key[0]]
+        self._keep(key, result)
+        return result if isinstance(result, Advice) else None
+
+    def _keep(self, key: tuple[str, int], result: Advice | Missing) -> None:
         self._done[key] = result
         self._done.move_to_end(key)
         while len(self._done) > CACHE_SIZE:
             self._done.popitem(last=False)
-        return result if isinstance(result, Advice) else None
 
     async def _valuation(
         self,

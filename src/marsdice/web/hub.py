@@ -542,7 +542,9 @@ class Hub:
         if live is None or not self._advice_wanted(session, table, live):
             return None
         version = live.version
-        if self.advisor.known(table.id, version):
+        if self.advisor.known(table.id, version) or self.advisor.in_place(
+            table.id, version, live.game, live.state, table.variant
+        ):
             return self.advisor.cached(table.id, version)
         wait = self.advice_wait if self.pool.has_free_worker() else 0.0
         task = self.advisor.start(
