@@ -134,8 +134,8 @@ def test_a_postgresql_connection_cut_while_idle_is_replaced_before_it_is_used(
 
     async def scenario(commits: StepCommits) -> None:
         row = await commits.append(write(table, 0))
-        connection = commits._connection
-        assert connection is not None and connection.info.backend_pid
+        [(connection, _used_at)] = commits._connections  # (the one in use, now idle)
+        assert connection.info.backend_pid
         admin = create_engine(os.environ[TEST_DATABASE_ENV])
         with admin.begin() as sql:
             pid = connection.info.backend_pid
@@ -143,7 +143,8 @@ def test_a_postgresql_connection_cut_while_idle_is_replaced_before_it_is_used(
         admin.dispose()
         monkeypatch.setattr(commits_module, "PING_AFTER_IDLE", 0.0)  # (idle long enough)
         row = await commits.append(write(row, 1))
-        assert row.version == 2 and commits._connection is not connection
+        assert row.version == 2 and connection.closed
+        assert [c for c, _ in commits._connections] != [connection]
 
     run(scenario, db)
     assert tables.read_log(db, table.id)[1] == [step(0), step(1)]

@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 _Waiting = tuple[StepWrite, "asyncio.Future[TableData]"]
 #: seconds a new PostgreSQL connection may take to open
 CONNECT_TIMEOUT: Final = 10
+#: PostgreSQL: transactions on their way at once, each on a connection of its own (the
+#: writes that come while they all are make the next ones)
+IN_FLIGHT: Final = 4
 
 
 class StepCommits:
@@ -50,10 +53,13 @@ class StepCommits:
         self._waiting: list[_Waiting] = []
         #: SQLite: a commit of the writes waiting is due when the loop has run what is ready
         self._due = False
-        #: PostgreSQL: the task committing the writes waiting, one transaction after another
-        self._committer: asyncio.Task[None] | None = None
-        self._connection: Any = None
-        self._used_at = 0.0
+        #: PostgreSQL: the tasks committing the writes waiting, each one transaction after
+        #: another on a connection of its own (at most :data:`IN_FLIGHT`)
+        self._committers: set[asyncio.Task[None]] = set()
+        #: the tasks between two transactions, about to take what is waiting
+        self._ready = 0
+        #: PostgreSQL connections not in use, and when each was last used
+        self._connections: list[tuple[Any, float]] = []
         #: transactions committed and writes they stored (their ratio: writes per commit)
         self.commits = 0
         self.writes = 0
@@ -70,8 +76,11 @@ class StepCommits:
             if not self._due:
                 self._due = True
                 loop.call_soon(self._commit_here)
-        elif self._committer is None:
-            self._committer = loop.create_task(self._commit_all(), name="step-commits")
+        elif not self._ready and len(self._committers) < IN_FLIGHT:
+            committer = loop.create_task(self._commit_all(), name="step-commits")
+            self._committers.add(committer)
+            committer.add_done_callback(self._committers.discard)
+            self._ready += 1
         return await future
 
     # -- SQLite: in place, once the loop has run what was ready --
@@ -90,47 +99,47 @@ class StepCommits:
     # -- PostgreSQL: asyncio, one transaction on its way at a time --
 
     async def _commit_all(self) -> None:
+        connection = None
         try:
-            while waiting := self._take():
+            while True:
+                waiting = self._take()
+                self._ready -= 1
+                if not waiting:
+                    return
                 writes = [write for write, _ in waiting]
                 try:
-                    connection = await self._ready_connection()
+                    if connection is None:
+                        connection = await self._ready_connection()
                     results = await tables.store_writes_async(self.db, connection, writes)
-                    self._used_at = time.monotonic()
                 except Exception as error:
-                    await self._drop_connection()
+                    await _close(connection)
+                    connection = None
                     results = [_as_dbapi_error(error)] * len(waiting)
                 self._settle(waiting, results)
+                self._ready += 1
         finally:
-            self._committer = None
+            if connection is not None:
+                self._connections.append((connection, time.monotonic()))
 
     async def _ready_connection(self) -> Any:
-        """The connection, opened when there is none (or it broke) and asked first when it
-        sat idle (the server may have cut it: a restart, a proxy's timeout)."""
+        """A connection: the last one used of those not in use (asked first when it sat idle:
+        the server may have cut it, a restart or a proxy's timeout), else a new one."""
         import psycopg
 
-        connection = self._connection
-        if connection is not None and (connection.closed or connection.broken):
-            await self._drop_connection()
-            connection = None
-        if connection is not None and time.monotonic() - self._used_at >= PING_AFTER_IDLE:
-            try:
-                await connection.execute("select 1")
-            except psycopg.Error:
-                await self._drop_connection()
-                connection = None
-        if connection is None:
-            connection = await psycopg.AsyncConnection.connect(
-                autocommit=True, connect_timeout=CONNECT_TIMEOUT, **self.db.driver_arguments()
-            )
-            self._connection = connection
-        return connection
-
-    async def _drop_connection(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            with contextlib.suppress(Exception):
-                await connection.close()
+        while self._connections:
+            connection, used_at = self._connections.pop()
+            if connection.closed or connection.broken:
+                continue
+            if time.monotonic() - used_at >= PING_AFTER_IDLE:
+                try:
+                    await connection.execute("select 1")
+                except psycopg.Error:
+                    await _close(connection)
+                    continue
+            return connection
+        return await psycopg.AsyncConnection.connect(
+            autocommit=True, connect_timeout=CONNECT_TIMEOUT, **self.db.driver_arguments()
+        )
 
     # -- both --
 
@@ -151,14 +160,21 @@ class StepCommits:
                 future.set_result(result)
 
     async def close(self) -> None:
-        """Let the writes under way finish, then close the connection."""
-        committer = self._committer
-        if committer is not None:
+        """Let the writes under way finish, then close the connections."""
+        for committer in list(self._committers):
             with contextlib.suppress(Exception):
                 await committer
         if self._due:
             self._commit_here()
-        await self._drop_connection()
+        connections, self._connections = self._connections, []
+        for connection, _ in connections:
+            await _close(connection)
+
+
+async def _close(connection: Any) -> None:
+    if connection is not None:
+        with contextlib.suppress(Exception):
+            await connection.close()
 
 
 def _as_dbapi_error(error: Exception) -> Exception:
