@@ -88,9 +88,20 @@ class Event:
 
     def to_json(self) -> JSONObject:
         out: JSONObject = {"type": self.kind}
-        for item in dataclasses.fields(self):
-            out[item.name] = to_json(getattr(self, item.name))
+        for name in _field_names(type(self)):
+            out[name] = to_json(getattr(self, name))
         return out
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names, looked up once per class (every view lists events)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(item.name for item in dataclasses.fields(cls))
+    return names
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def to_json(value: object) -> JSON:
@@ -110,7 +121,7 @@ def to_json(value: object) -> JSON:
     if isinstance(value, Mapping):
         return {str(key): to_json(item) for key, item in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: to_json(getattr(value, name)) for name in _field_names(type(value))}
     raise TypeError(f"{type(value).__name__} has no JSON form")
 
 

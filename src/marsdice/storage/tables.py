@@ -827,10 +827,18 @@ class _StepWriter:
         try:
             cursor.execute("BEGIN IMMEDIATE")  # the write lock first
             cursor.executemany(self.insert.sql, self._rows(writes, now))
+            rows: dict[str, Any] = {}
+            stamp = self.insert.convert("created_at", now)  # (the tables' clock alike)
+            for start in range(0, len(writes), _SQLITE_BATCH):
+                part = writes[start : start + _SQLITE_BATCH]
+                params: list[Any] = [stamp]
+                for write in part:
+                    params += (write.table_id, len(write.steps), write.finishes)
+                cursor.execute(_sqlite_batch_sql(len(part)), params)
+                rows.update((row[0], row[1:]) for row in cursor.fetchall())
             results = []
             for write in writes:
-                cursor.execute(*self._advance(write, now))
-                row = cursor.fetchone()
+                row = rows.get(write.table_id)
                 if row is None:
                     raise NotFoundError(f"no table {write.table_id!r}")
                 results.append(self._after(write, row, now))
@@ -979,6 +987,25 @@ class _StepWriter:
         if isinstance(stored, str):
             return _seats_of_text(self.seats, stored)
         return tuple(Seat.from_row(seat) for seat in self.seats(stored))
+
+
+#: SQLite: the tables of at most this many writes advanced by one statement
+_SQLITE_BATCH: Final = 500
+
+
+@functools.lru_cache(maxsize=64)
+def _sqlite_batch_sql(writes: int) -> str:
+    """SQLite: the tables of ``writes`` writes advanced at once (their ids, counts and
+    whether they finish as rows of ``VALUES``, after the time), returning each table's row."""
+    rows = ", ".join(f"(?{3 * i + 2}, ?{3 * i + 3}, ?{3 * i + 4})" for i in range(writes))
+    return (
+        f"WITH v(id, steps, finishes) AS (VALUES {rows}) "
+        f"UPDATE {TABLES.name} SET version = {TABLES.name}.version + v.steps, updated_at = ?1, "
+        f"status = CASE WHEN v.finishes THEN '{FINISHED}' ELSE {TABLES.name}.status END "
+        f"FROM v WHERE {TABLES.name}.id = v.id "
+        f"RETURNING {TABLES.name}.id, {TABLES.name}.version, {TABLES.name}.status, "
+        f"{TABLES.name}.seats"
+    )
 
 
 #: PostgreSQL: several tables' steps and the tables' counts in one statement (the insert as
