@@ -456,6 +456,49 @@ def test_the_patch_from_encoded_members_is_the_plain_diff(game_name: str) -> Non
     assert compared > 300
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_seats_patch_shared_with_the_spectators_is_its_own_views_patch(
+    tmp_path: Path, players: int
+) -> None:
+    """A game of perfect information: each seat's step message is built from the
+    spectators' patch (worked out once a step) and its own legal actions, byte for byte
+    the message built from the seat's own two views; and the patch turns one into the other."""
+    from marsdice.storage.tables import SeatSpec, StoredStep
+    from marsdice.web import messages
+    from marsdice.web.live import load_live
+    from marsdice.web.session import TableSession
+
+    db = Database(f"sqlite:///{tmp_path / 'shared.sqlite3'}")
+    db.migrate()
+    table = tables.create_table(db, "martian", {"players": players}, [SeatSpec("human")] * players)
+    for seat in range(players):
+        tables.join(db, table.id, seat, f"P{seat}")
+    live = load_live(db, table.id)
+    assert live is not None and live.game.game_type.perfect_information
+    shared, own = TableSession(table.id), TableSession(table.id)
+    rng = random.Random(players)
+    compared = 0
+    while not live.state.is_terminal and live.version < 400:
+        state = live.state
+        action = (
+            state.sample_chance(rng)
+            if state.is_chance_node
+            else rng.choice(list(state.legal_actions()))
+        )
+        live.played(
+            StoredStep(live.version, action.text(), "x", None, 0), action, state.apply(action)
+        )
+        for seat in range(players):
+            made = messages._seat_patch(shared, live, seat, live.version)
+            assert made == messages._patch(own, live, seat, live.version)
+            before = own.view(live, seat, live.version - 1)
+            after = own.view(live, seat, live.version)
+            plain = [{k: v for k, v in view.items() if k != "events"} for view in (before, after)]
+            assert apply(plain[0], orjson.loads(made)) == plain[1]
+            compared += 1
+    assert compared > 200
+
+
 def test_play_state_orders_the_messages() -> None:
     view = {"current_player": 0, "events": [], "scores": [0, 0]}
     first = StateMessage(

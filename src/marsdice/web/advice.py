@@ -31,7 +31,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from marsdice.core.game import JSON, Game, GameState, Variant
@@ -62,9 +62,20 @@ class Advice:
     estimate: bool
     #: per legal choice: action (notation), values (dict or None), loss, blunder
     choices: tuple[dict[str, Any], ...]
+    #: :meth:`to_json`'s answers, worked out once each (every connection shown the advice)
+    _shown: dict[bool, AdviceJSON] = field(
+        default_factory=dict, compare=False, repr=False, hash=False
+    )
 
     def to_json(self, *, values: bool) -> AdviceJSON:
-        """The advice for a connection; without ``values`` only the blunder flags."""
+        """The advice for a connection; without ``values`` only the blunder flags (the
+        same object each time: read it, never change it)."""
+        shown = self._shown.get(values)
+        if shown is None:
+            shown = self._shown[values] = self._json(values)
+        return shown
+
+    def _json(self, values: bool) -> AdviceJSON:
         choices = [
             {
                 "action": choice["action"],

@@ -709,7 +709,7 @@ class Hub:
             raise
         for step, p in zip(steps, planned, strict=True):
             live.played(step, p.action, p.after, table)
-            self.metrics.steps.labels(actor=p.actor).inc()
+            self.metrics.step_stored(p.actor)
             log.info(
                 "table %s: step %d by %s",
                 live.table.id,

@@ -15,7 +15,14 @@ import orjson
 
 from marsdice.storage.tables import TableData
 from marsdice.web.live import Live
-from marsdice.web.patch import diff_encoded, joined, replace_whole
+from marsdice.web.patch import (
+    assemble,
+    diff_encoded,
+    joined,
+    member_chunks,
+    member_code,
+    replace_whole,
+)
 from marsdice.web.session import Client, TableSession
 
 #: the protocol from which consecutive steps come in one ``steps`` message
@@ -172,20 +179,13 @@ def step(
 ) -> str:
     """The ``step`` message that brings ``seat``'s view from ``version - 1`` to
     ``version``: the patch, or the whole new view when that is shorter."""
-    before = session.view(live, seat, version - 1)
-    view = session.view(live, seat, version)
-    after = session.view_codes(live, seat, version)
     if len(session.member_patches) > _MEMO_SIZE:
         session.member_patches.clear()
-    whole = joined(after)
-    patch = diff_encoded(
-        before,
-        view,
-        session.view_codes(live, seat, version - 1),
-        after,
-        session.member_patches,
-        whole,
-    )
+    if seat is not None and live.game.game_type.perfect_information:
+        patch = _seat_patch(session, live, seat, version)
+    else:
+        patch = _patch(session, live, seat, version)
+    view = session.view(live, seat, version)
     index = version - 1
     message: dict[str, Any] = {
         "type": "step",
@@ -193,13 +193,58 @@ def step(
         "step": live.game.redact(live.state_before(index), live.actions[index], seat),
         "actor": live.actors[index][0],
         "events": view["events"],
-        "patch": orjson.Fragment(patch if len(patch) < len(whole) + 40 else replace_whole(whole)),
+        "patch": orjson.Fragment(patch),
         "your_turn": seat is not None and live.state_before(version).current_player == seat,
         **guidance,
     }
     if table is not None:
         message["table"] = table
     return encode(message)
+
+
+def _patch(session: TableSession, live: Live, seat: int | None, version: int) -> bytes:
+    """The viewer's patch to ``version`` (encoded), from its own views' members."""
+    after = session.view_codes(live, seat, version)
+    whole = joined(after)
+    patch = diff_encoded(
+        session.view(live, seat, version - 1),
+        session.view(live, seat, version),
+        session.view_codes(live, seat, version - 1),
+        after,
+        session.member_patches,
+        whole,
+    )
+    return patch if len(patch) < len(whole) + 40 else replace_whole(whole)
+
+
+#: the members of a seat's view that a spectator's lacks or has otherwise, in a game of
+#: perfect information (``Game.seat_view``)
+_SEAT_MEMBERS: Final = ("viewer", "legal_actions")
+
+
+def _seat_patch(session: TableSession, live: Live, seat: int, version: int) -> bytes:
+    """A seat's patch in a game of perfect information: the spectators' (worked out once per
+    step, :meth:`TableSession.spectator_chunks`) but for the members only the seat has
+    otherwise; the same bytes as :func:`_patch`."""
+    shared, whole_length = session.spectator_chunks(live, version)
+    before, after = session.view(live, seat, version - 1), session.view(live, seat, version)
+    codes = session.view_codes(live, None, version)
+    chunks = dict(shared)
+    own: dict[str, bytes] = {}
+    for key in _SEAT_MEMBERS:
+        chunks.pop(key, None)
+        old_code, new_code = member_code(key, before[key]), member_code(key, after[key])
+        own[key] = new_code
+        whole_length += len(new_code) - len(codes[key])
+        if old_code != new_code:
+            mine = member_chunks(
+                {key: before[key]}, {key: after[key]}, {key: old_code}, {key: new_code}
+            )
+            chunks.update(mine)
+    patch, whole = assemble(before.keys(), after.keys(), chunks, whole_length)
+    if whole or len(patch) >= whole_length + 40:
+        return replace_whole(joined({**codes, **own}))
+    return patch
 
 
 def mark_sent(

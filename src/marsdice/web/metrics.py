@@ -6,7 +6,7 @@ Each app has a registry of its own, so that several apps in one process (tests) 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Final
+from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -35,6 +35,14 @@ class Metrics:
         )
         self._readings = _Readings()
         self.registry.register(self._readings)
+        self._steps_by: dict[str, Any] = {}
+
+    def step_stored(self, actor: str) -> None:
+        """One more step of ``actor`` stored (its counter looked up once per actor)."""
+        counter = self._steps_by.get(actor)
+        if counter is None:
+            counter = self._steps_by[actor] = self.steps.labels(actor=actor)
+        counter.inc()
 
     def read(
         self,

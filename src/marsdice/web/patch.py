@@ -158,6 +158,57 @@ def diff_encoded(
     return encoded
 
 
+def member_chunks(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    old_codes: dict[str, bytes],
+    new_codes: dict[str, bytes],
+    memo: dict[tuple[str, bytes, bytes], list[Operation]] | None = None,
+) -> dict[str, tuple[bytes, int]]:
+    """:func:`diff_encoded`'s operations member by member: for each member that changed
+    (was added, removed or replaced), its operations encoded without the array's brackets,
+    and how many. Viewers who differ only in a few members (a seat and the spectators, in a
+    game of perfect information) share the others' (:func:`assemble`)."""
+    chunks: dict[str, tuple[bytes, int]] = {}
+    for key in old_codes:
+        if key not in new_codes:
+            chunks[key] = (orjson.dumps({"op": "remove", "path": f"/{_escape(key)}"}), 1)
+    for key, code in new_codes.items():
+        before = old_codes.get(key)
+        if before is None:
+            ops: list[Operation] = [{"op": "add", "path": f"/{_escape(key)}", "value": new[key]}]
+        elif before != code:
+            found = memo.get((key, before, code)) if memo is not None else None
+            if found is None:
+                found = diff(old[key], new[key], f"/{_escape(key)}")
+                if memo is not None:
+                    memo[key, before, code] = found
+            ops = found
+        else:
+            continue
+        if ops:
+            chunks[key] = (orjson.dumps(ops)[1:-1], len(ops))
+    return chunks
+
+
+def assemble(
+    old_keys: Any, new_keys: Any, chunks: dict[str, tuple[bytes, int]], whole_length: int
+) -> tuple[bytes, bool]:
+    """The patch made of ``chunks`` (:func:`member_chunks`), as :func:`diff_encoded` encodes
+    it (removed members first, then the new document's in its order): ``(patch, False)``;
+    or ``(b"", True)`` when replacing the whole document (``whole_length`` bytes encoded)
+    is shorter."""
+    parts = [chunks[key] for key in old_keys if key not in new_keys and key in chunks]
+    parts += [chunks[key] for key in new_keys if key in chunks]
+    encoded = b"[" + b",".join(part for part, _ in parts) + b"]"
+    count = sum(n for _, n in parts)
+    if count >= _WORTH_WEIGHING and len(_WHOLE_HEAD) + whole_length + len(_WHOLE_TAIL) < len(
+        encoded
+    ):
+        return b"", True
+    return encoded, False
+
+
 def _diff(old: Any, new: Any, path: str) -> list[Operation]:
     if isinstance(old, dict) and isinstance(new, dict):
         ops: list[Operation] = [

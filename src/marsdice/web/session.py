@@ -12,7 +12,7 @@ from typing import Any, Final
 from marsdice.bots import Bot
 from marsdice.storage.tables import TableData
 from marsdice.web.live import Live
-from marsdice.web.patch import member_code, member_codes
+from marsdice.web.patch import member_chunks, member_code, member_codes
 
 #: sends one JSON text to one connection
 Send = Callable[[str], Awaitable[None]]
@@ -110,6 +110,9 @@ class TableSession:
     member_patches: dict[tuple[str, bytes, bytes], list[dict[str, Any]]] = field(
         default_factory=dict
     )
+    #: version -> the spectators' patch to it, member by member (:func:`member_chunks`),
+    #: which a seat's shares in a game of perfect information (the last two kept)
+    chunks: dict[int, tuple[dict[str, tuple[bytes, int]], int]] = field(default_factory=dict)
     #: viewer -> the step log as it may see it, so far (steps never change once stored)
     logs: dict[int | None, list[str]] = field(default_factory=dict)
     #: each viewer's events of every step so far (a whole ``state``'s ``step_events``)
@@ -227,6 +230,28 @@ class TableSession:
                 found = member_codes(view, leave_out=EVENTS)
             if self.views[viewer].get(version) is view:
                 kept[version] = found
+        return found
+
+    def spectator_chunks(
+        self, live: Live, version: int
+    ) -> tuple[dict[str, tuple[bytes, int]], int]:
+        """The spectators' patch from ``version - 1`` to ``version``, member by member
+        (:func:`marsdice.web.patch.member_chunks`), and the length of their view at
+        ``version`` encoded whole (events aside): worked out once per version."""
+        found = self.chunks.get(version)
+        if found is None:
+            codes = self.view_codes(live, None, version)
+            chunks = member_chunks(
+                self.view(live, None, version - 1),
+                self.view(live, None, version),
+                self.view_codes(live, None, version - 1),
+                codes,
+                self.member_patches,
+            )
+            found = chunks, sum(len(code) for code in codes.values()) + len(codes) + 1
+            self.chunks[version] = found
+            for old in [v for v in self.chunks if v < version - 1]:
+                del self.chunks[old]
         return found
 
     def redacted_log(self, live: Live, viewer: int | None) -> list[str]:
