@@ -836,12 +836,7 @@ class _StepWriter:
                     params += (write.table_id, len(write.steps), write.finishes)
                 cursor.execute(_sqlite_batch_sql(len(part)), params)
                 rows.update((row[0], row[1:]) for row in cursor.fetchall())
-            results = []
-            for write in writes:
-                row = rows.get(write.table_id)
-                if row is None:
-                    raise NotFoundError(f"no table {write.table_id!r}")
-                results.append(self._after(write, row, now))
+            results = self._each_after(writes, rows, now)
             raw.commit()
             return results
         except BaseException:
@@ -930,13 +925,7 @@ class _StepWriter:
             },
         )
         rows = {row[0]: row[1:] for row in await cursor.fetchall()}
-        results = []
-        for write in writes:
-            row = rows.get(write.table_id)
-            if row is None:
-                raise NotFoundError(f"no table {write.table_id!r}")
-            results.append(self._after(write, row, now))
-        return results
+        return self._each_after(writes, rows, now)
 
     async def store_alone_async(
         self, connection: Any, write: StepWrite, now: datetime
@@ -952,6 +941,19 @@ class _StepWriter:
         return self._after(write, row, now)
 
     # -- both --
+
+    def _each_after(
+        self, writes: Sequence[StepWrite], rows: Mapping[str, Any], now: datetime
+    ) -> list[Any]:
+        """Each write's table after it, from the rows returned by table id (a table without
+        one does not exist: raises, so that the transaction stores nothing)."""
+        results = []
+        for write in writes:
+            row = rows.get(write.table_id)
+            if row is None:
+                raise NotFoundError(f"no table {write.table_id!r}")
+            results.append(self._after(write, row, now))
+        return results
 
     def _after(self, write: StepWrite, row: Any, now: datetime) -> TableData:
         version, status, seats = row

@@ -22,6 +22,7 @@ from marsdice.web.patch import (
     member_chunks,
     member_code,
     replace_whole,
+    whole_is_shorter,
 )
 from marsdice.web.session import Client, TableSession
 
@@ -241,8 +242,8 @@ def _seat_patch(session: TableSession, live: Live, seat: int, version: int) -> b
                 {key: before[key]}, {key: after[key]}, {key: old_code}, {key: new_code}
             )
             chunks.update(mine)
-    patch, whole = assemble(before.keys(), after.keys(), chunks, whole_length)
-    if whole or len(patch) >= whole_length + 40:
+    patch, count = assemble(before.keys(), after.keys(), chunks)
+    if whole_is_shorter(count, len(patch), whole_length) or len(patch) >= whole_length + 40:
         return replace_whole(joined({**codes, **own}))
     return patch
 

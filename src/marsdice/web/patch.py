@@ -135,25 +135,12 @@ def diff_encoded(
     but members compared by the encodings at hand instead of encoding them again, and a
     changed member's operations taken from ``memo`` when another viewer's patch had the same
     change (then kept there). ``whole``: ``joined(new_codes)``, if at hand."""
-    ops: list[Operation] = [
-        {"op": "remove", "path": f"/{_escape(key)}"} for key in old_codes if key not in new_codes
-    ]
-    for key, code in new_codes.items():
-        before = old_codes.get(key)
-        if before is None:
-            ops.append({"op": "add", "path": f"/{_escape(key)}", "value": new[key]})
-        elif before != code:
-            found = memo.get((key, before, code)) if memo is not None else None
-            if found is None:
-                found = diff(old[key], new[key], f"/{_escape(key)}")
-                if memo is not None:
-                    memo[key, before, code] = found
-            ops.extend(found)
-    encoded = orjson.dumps(ops)
-    if len(ops) >= _WORTH_WEIGHING:
+    chunks = member_chunks(old, new, old_codes, new_codes, memo)
+    encoded, count = assemble(old_codes.keys(), new_codes.keys(), chunks)
+    if count >= _WORTH_WEIGHING:
         if whole is None:
             whole = joined(new_codes)
-        if len(_WHOLE_HEAD) + len(whole) + len(_WHOLE_TAIL) < len(encoded):
+        if whole_is_shorter(count, len(encoded), len(whole)):
             return replace_whole(whole)
     return encoded
 
@@ -192,21 +179,23 @@ def member_chunks(
 
 
 def assemble(
-    old_keys: Any, new_keys: Any, chunks: dict[str, tuple[bytes, int]], whole_length: int
-) -> tuple[bytes, bool]:
-    """The patch made of ``chunks`` (:func:`member_chunks`), as :func:`diff_encoded` encodes
-    it (removed members first, then the new document's in its order): ``(patch, False)``;
-    or ``(b"", True)`` when replacing the whole document (``whole_length`` bytes encoded)
-    is shorter."""
+    old_keys: Any, new_keys: Any, chunks: dict[str, tuple[bytes, int]]
+) -> tuple[bytes, int]:
+    """The patch made of ``chunks`` (:func:`member_chunks`), encoded as :func:`diff_encoded`
+    encodes it (removed members first, then the new document's in its order), and how many
+    operations it holds."""
     parts = [chunks[key] for key in old_keys if key not in new_keys and key in chunks]
     parts += [chunks[key] for key in new_keys if key in chunks]
-    encoded = b"[" + b",".join(part for part, _ in parts) + b"]"
-    count = sum(n for _, n in parts)
-    if count >= _WORTH_WEIGHING and len(_WHOLE_HEAD) + whole_length + len(_WHOLE_TAIL) < len(
-        encoded
-    ):
-        return b"", True
-    return encoded, False
+    return b"[" + b",".join(part for part, _ in parts) + b"]", sum(n for _, n in parts)
+
+
+def whole_is_shorter(count: int, patch_length: int, whole_length: int) -> bool:
+    """Whether replacing the whole document (``whole_length`` bytes encoded) is shorter than
+    a patch of ``count`` operations and ``patch_length`` bytes (:func:`diff`'s rule)."""
+    return (
+        count >= _WORTH_WEIGHING
+        and len(_WHOLE_HEAD) + whole_length + len(_WHOLE_TAIL) < patch_length
+    )
 
 
 def _diff(old: Any, new: Any, path: str) -> list[Operation]:
