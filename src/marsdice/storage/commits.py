@@ -6,13 +6,13 @@ pages; PostgreSQL: a round trip and a flush of the server's log) costs several t
 much. So the server's event loop hands every write to one :class:`StepCommits`, which
 stores what has come in one transaction: on SQLite in place, once the loop has run what
 was ready (each table's steps one write, its table's lock held meanwhile, so two writes of
-one table are never together); on PostgreSQL through psycopg's asyncio connection, one
-transaction sent at once (a pipeline), the writes that come while it is on its way making
-the next. A write is acknowledged (its future done) only once its transaction is
-committed; a write refused (another writer stored that step first) refuses no other
-(:func:`marsdice.storage.tables.store_writes`). At a person's pace a transaction holds
-one write, as before; under load, many (``writes / commits``, the ``marsdice_step_writes``
-and ``marsdice_step_commits`` metrics).
+one table are never together); on PostgreSQL through psycopg's asyncio connections, one
+statement for all the writes, at most :data:`IN_FLIGHT` transactions on their way, the
+writes that come while they are making the next. A write is acknowledged (its future done)
+only once its transaction is committed; a write refused (another writer stored that step
+first) refuses no other (:func:`marsdice.storage.tables.store_writes`). At a person's pace
+a transaction holds one write, as before; under load, many (``writes / commits``, the
+``marsdice_step_writes`` and ``marsdice_step_commits`` metrics).
 
 The event loop never waits for a thread here: on PostgreSQL a thread per write cost a hop
 each way and, under load, the interpreter's lock handed back and forth with the event loop
@@ -23,18 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy.exc import DBAPIError
-
 from marsdice.storage import tables
 from marsdice.storage.db import PING_AFTER_IDLE, Database
 from marsdice.storage.tables import StepWrite, TableData, WriteResult
-
-log = logging.getLogger(__name__)
 
 #: a write waiting for its commit, and the future its writer awaits
 _Waiting = tuple[StepWrite, "asyncio.Future[TableData]"]
@@ -96,7 +91,7 @@ class StepCommits:
             results = [error] * len(waiting)
         self._settle(waiting, results)
 
-    # -- PostgreSQL: asyncio, one transaction on its way at a time --
+    # -- PostgreSQL: asyncio, at most IN_FLIGHT transactions on their way --
 
     async def _commit_all(self) -> None:
         connection = None
@@ -111,10 +106,15 @@ class StepCommits:
                     if connection is None:
                         connection = await self._ready_connection()
                     results = await tables.store_writes_async(self.db, connection, writes)
+                except asyncio.CancelledError:  # (the loop is closing): nobody waits on
+                    for _write, future in waiting:
+                        future.cancel()
+                    connection = None  # (mid-statement: never used again)
+                    raise
                 except Exception as error:
                     await _close(connection)
                     connection = None
-                    results = [_as_dbapi_error(error)] * len(waiting)
+                    results = [tables.driver_error(error, _psycopg())] * len(waiting)
                 self._settle(waiting, results)
                 self._ready += 1
         finally:
@@ -177,12 +177,8 @@ async def _close(connection: Any) -> None:
             await connection.close()
 
 
-def _as_dbapi_error(error: Exception) -> Exception:
-    """A driver's error as SQLAlchemy's (what storage raises everywhere else)."""
+def _psycopg() -> Any:
+    """The PostgreSQL driver (imported only where it is used: SQLite servers never load it)."""
     import psycopg
 
-    if isinstance(error, psycopg.Error):
-        wrapped = DBAPIError.instance(None, None, error, psycopg.Error)
-        wrapped.__cause__ = error
-        return wrapped
-    return error
+    return psycopg

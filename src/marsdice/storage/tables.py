@@ -736,9 +736,9 @@ async def store_writes_async(
     db: Database, connection: Any, writes: Sequence[StepWrite]
 ) -> list[WriteResult]:
     """:func:`store_writes` on PostgreSQL through psycopg's asyncio ``connection`` (in
-    autocommit mode: the event loop waits for no thread): one write is one statement, several
-    are one transaction in one round trip (a pipeline), each stored alone when one is
-    refused. A connection that breaks raises (:class:`psycopg.OperationalError`)."""
+    autocommit mode: the event loop waits for no thread): one statement, one transaction
+    (several writes as arrays), each write stored alone when one is refused. A connection
+    that breaks raises (the driver's error, or SQLAlchemy's for a write it failed)."""
     now = utcnow()
     writer = _step_writer(db.engine.dialect)
     if len(writes) > 1:
@@ -977,11 +977,7 @@ class _StepWriter:
             )
             refused.__cause__ = error
             return refused
-        if isinstance(error, self.dbapi.Error):
-            wrapped = DBAPIError.instance(statement, params, error, self.dbapi.Error)
-            wrapped.__cause__ = error
-            return wrapped
-        return error
+        return driver_error(error, self.dbapi, statement, params)
 
     def seats_of(self, stored: Any) -> tuple[Seat, ...]:
         """The seats from the column as the driver gives it: text (SQLite) read once per
@@ -1027,6 +1023,18 @@ FROM unnest(%(t_id)s::text[], %(t_steps)s::integer[], %(t_finishes)s::boolean[])
      AS v(id, steps, finishes)
 WHERE t.id = v.id
 RETURNING t.id, t.version, t.status, t.seats"""
+
+
+def driver_error(
+    error: Exception, dbapi: Any, statement: str | None = None, params: Any = None
+) -> Exception:
+    """An error of the driver ``dbapi`` (its module) as SQLAlchemy's, what storage raises
+    everywhere; any other error as it is."""
+    if isinstance(error, dbapi.Error):
+        wrapped: Exception = DBAPIError.instance(statement, params, error, dbapi.Error)
+        wrapped.__cause__ = error
+        return wrapped
+    return error
 
 
 def _no_such_row(error: Exception) -> bool:

@@ -205,16 +205,9 @@ def step(
 
 def _patch(session: TableSession, live: Live, seat: int | None, version: int) -> bytes:
     """The viewer's patch to ``version`` (encoded), from its own views' members."""
-    after = session.view_codes(live, seat, version)
-    whole = joined(after)
-    patch = diff_encoded(
-        session.view(live, seat, version - 1),
-        session.view(live, seat, version),
-        session.view_codes(live, seat, version - 1),
-        after,
-        session.member_patches,
-        whole,
-    )
+    step = session.step_views(live, seat, version)
+    whole = joined(step[3])
+    patch = diff_encoded(*step, session.member_patches, whole)
     return patch if len(patch) < len(whole) + 40 else replace_whole(whole)
 
 

@@ -232,6 +232,18 @@ class TableSession:
                 kept[version] = found
         return found
 
+    def step_views(
+        self, live: Live, viewer: int | None, version: int
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, bytes], dict[str, bytes]]:
+        """``viewer``'s views before and after the step to ``version``, and their members'
+        encodings: what that step's patch is made from."""
+        return (
+            self.view(live, viewer, version - 1),
+            self.view(live, viewer, version),
+            self.view_codes(live, viewer, version - 1),
+            self.view_codes(live, viewer, version),
+        )
+
     def spectator_chunks(
         self, live: Live, version: int
     ) -> tuple[dict[str, tuple[bytes, int]], int]:
@@ -240,14 +252,9 @@ class TableSession:
         ``version`` encoded whole (events aside): worked out once per version."""
         found = self.chunks.get(version)
         if found is None:
-            codes = self.view_codes(live, None, version)
-            chunks = member_chunks(
-                self.view(live, None, version - 1),
-                self.view(live, None, version),
-                self.view_codes(live, None, version - 1),
-                codes,
-                self.member_patches,
-            )
+            step = self.step_views(live, None, version)
+            codes = step[3]
+            chunks = member_chunks(*step, self.member_patches)
             found = chunks, sum(len(code) for code in codes.values()) + len(codes) + 1
             self.chunks[version] = found
             for old in [v for v in self.chunks if v < version - 1]:
