@@ -7,10 +7,13 @@ idle, is replaced before it is used."""
 from __future__ import annotations
 
 import asyncio
+import math
 import os
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -125,6 +128,42 @@ def test_a_write_given_up_before_its_commit_is_never_stored(db: Database) -> Non
     assert tables.read_log(db, given_up.id)[1] == []
 
 
+def test_a_postgresql_connection_cut_in_use_costs_no_write(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection the server cut that was in use a moment ago (not pinged first): the
+    writes that find it broken are stored once more on a new connection, none refused."""
+    if db.dialect != "postgresql":
+        pytest.skip("PostgreSQL's asyncio connection")
+    monkeypatch.setattr(commits_module, "PING_AFTER_IDLE", math.inf)
+    held = [running(db) for _ in range(3)]
+
+    async def scenario(commits: StepCommits) -> None:
+        rows = await asyncio.gather(*(commits.append(write(table, 0)) for table in held))
+        # two connections left idle, both cut (as a restart cuts them all)
+        another = await psycopg.AsyncConnection.connect(autocommit=True, **db.driver_arguments())
+        commits._connections.append((another, time.monotonic()))
+        cut = [connection for connection, _used_at in commits._connections]
+        assert len(cut) == 2
+        for connection in cut:
+            terminate(connection.info.backend_pid)
+        rows = await asyncio.gather(*(commits.append(write(row, 1)) for row in rows))
+        assert [row.version for row in rows] == [2, 2, 2]
+        assert all(connection.closed for connection in cut)
+
+    run(scenario, db)
+    for table in held:
+        assert tables.read_log(db, table.id)[1] == [step(0), step(1)]
+
+
+def terminate(pid: int) -> None:
+    """End a PostgreSQL backend from the server's side, as a restart would."""
+    admin = create_engine(os.environ[TEST_DATABASE_ENV])
+    with admin.begin() as sql:
+        assert sql.scalar(text("select pg_terminate_backend(:pid)"), {"pid": pid})
+    admin.dispose()
+
+
 def test_a_postgresql_connection_cut_while_idle_is_replaced_before_it_is_used(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -136,11 +175,7 @@ def test_a_postgresql_connection_cut_while_idle_is_replaced_before_it_is_used(
         row = await commits.append(write(table, 0))
         [(connection, _used_at)] = commits._connections  # (the one in use, now idle)
         assert connection.info.backend_pid
-        admin = create_engine(os.environ[TEST_DATABASE_ENV])
-        with admin.begin() as sql:
-            pid = connection.info.backend_pid
-            assert sql.scalar(text("select pg_terminate_backend(:pid)"), {"pid": pid})
-        admin.dispose()
+        terminate(connection.info.backend_pid)
         monkeypatch.setattr(commits_module, "PING_AFTER_IDLE", 0.0)  # (idle long enough)
         row = await commits.append(write(row, 1))
         assert row.version == 2 and connection.closed

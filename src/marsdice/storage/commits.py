@@ -102,19 +102,31 @@ class StepCommits:
                 if not waiting:
                     return
                 writes = [write for write, _ in waiting]
-                try:
-                    if connection is None:
-                        connection = await self._ready_connection()
-                    results = await tables.store_writes_async(self.db, connection, writes)
-                except asyncio.CancelledError:  # (the loop is closing): nobody waits on
-                    for _write, future in waiting:
-                        future.cancel()
-                    connection = None  # (mid-statement: never used again)
-                    raise
-                except Exception as error:
-                    await _close(connection)
-                    connection = None
-                    results = [tables.driver_error(error, _psycopg())] * len(waiting)
+                for attempt in range(2):
+                    try:
+                        if connection is None:
+                            connection = await self._ready_connection()
+                        results = await tables.store_writes_async(self.db, connection, writes)
+                        break
+                    except asyncio.CancelledError:  # (the loop is closing): nobody waits on
+                        for _write, future in waiting:
+                            future.cancel()
+                        connection = None  # (mid-statement: never used again)
+                        raise
+                    except Exception as error:
+                        broken = connection is not None and (connection.broken or connection.closed)
+                        await _close(connection)
+                        connection = None
+                        results = [tables.driver_error(error, _psycopg())] * len(waiting)
+                        if not (broken and attempt == 0):
+                            break
+                        # a connection the server cut (a restart, a backend ended): the idle
+                        # ones are likely cut too, so once more on a new one; a write its
+                        # transaction did store is refused as stale there, and its writer
+                        # reads the log back
+                        idle, self._connections = self._connections, []
+                        for old, _used_at in idle:
+                            await _close(old)
                 self._settle(waiting, results)
                 self._ready += 1
         finally:
