@@ -92,6 +92,33 @@ def test_chance_outcomes_are_the_engines_exact_lists() -> None:
     assert state.legal_actions() == sorted(exact)
 
 
+@pytest.mark.parametrize("name", [MARTIAN, ATTACKS])
+def test_the_lists_handed_out_are_the_callers_to_change(name: str) -> None:
+    # OpenSpiel's own MCTS shuffles chance_outcomes() in place (its evaluator's prior at a
+    # chance node is that list): the encoded lists are shared by every state of the variant,
+    # so each call must hand out a list of its own, never the shared one
+    game = pyspiel.load_game(name, {"players": 2})
+    state = game.new_initial_state()
+    if name == ATTACKS:  # past the deal, to a roll of the dice
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        state.apply_action(state.legal_actions()[0])
+    twin = game.new_initial_state() if name == MARTIAN else state.clone()
+    before = list(state.chance_outcomes())
+    for listed in (state.chance_outcomes(), state.legal_actions(), state.legal_actions(-1)):
+        random.Random(1).shuffle(listed)
+        listed.clear()
+    assert state.chance_outcomes() == before == twin.chance_outcomes()
+    assert state.legal_actions() == [action for action, _ in sorted(before)]
+    decision = game.new_initial_state()
+    while decision.is_chance_node():
+        decision.apply_action(decision.chance_outcomes()[-1][0])
+    actions = decision.legal_actions()
+    decision.legal_actions().clear()
+    decision.legal_actions(decision.current_player()).clear()
+    assert decision.legal_actions() == actions != []
+
+
 def test_mars_attacks_deal_is_explicit_chance_and_hidden() -> None:
     game = pyspiel.load_game(ATTACKS, {"players": 2})
     cards = len(game.variant.cards)
