@@ -9,9 +9,10 @@ from dataclasses import replace
 import pytest
 
 from marsdice.attacks import Phase, State, Variant, new_game
+from marsdice.attacks import actions as act
 from marsdice.attacks.game import GAME
 from marsdice.bots import make_bot
-from marsdice.bots.attacks_planner import PlannerBot
+from marsdice.bots.attacks_planner import CLOSING, ENDGAME, EXTRA_TURNS, PlannerBot, Values
 from marsdice.bots.attacks_search import SearchBot, captures_to_end, sample_hidden
 from marsdice.core.game import play_out
 from marsdice.games import bot_spec
@@ -131,3 +132,62 @@ def test_the_bot_is_registered_for_the_server_terminal_and_review() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="at least one"):
         SearchBot(rollouts=0)
+
+
+def ending_declarations(seeds: range) -> list[tuple[State, str, bool]]:
+    """Target decisions of planner games where the planner declares a card whose capture
+    would trigger the end: (state, the card's slug, whether the capture puts it ahead)."""
+    found = []
+    planner = PlannerBot()
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = GAME.start(Variant(players=3), rng)
+        while not state.is_terminal:
+            if state.is_chance_node:
+                state = state.apply(state.sample_chance(rng))
+                continue
+            move = planner.choose(state)
+            if state.phase is Phase.TARGET and not state.end_triggered:
+                values = Values(state)
+                card = next(c for c in state.targets() if state.slug(c) == move.card)
+                extra = state.card(card).ability in EXTRA_TURNS
+                if values._ends_game(card) and not extra:
+                    found.append((state, move.card, values._takes_lead(state.card(card).vp)))
+            state = state.apply(move)
+    return found
+
+
+def test_the_search_never_ends_the_game_behind_and_values_ending_it_ahead() -> None:
+    """The end-aware values: a capture that triggers the end while the player stays behind
+    loses (the player takes no other turn), so the search's planner aims elsewhere when it
+    can; one that puts the player ahead is worth CLOSING more."""
+    found = ending_declarations(range(1, 13))
+    behind = [(s, slug) for s, slug, lead in found if not lead]
+    ahead = [(s, slug) for s, slug, lead in found if lead]
+    assert len(behind) >= 5 and len(ahead) >= 5
+    aware = PlannerBot(closing=CLOSING)
+    elsewhere = 0
+    for state, slug in behind:
+        card = next(c for c in state.targets() if state.slug(c) == slug)
+        goal = Values(state, closing=CLOSING).problem.goals[state.targets().index(card)]
+        assert goal.capture == -ENDGAME
+        others = [c for c in state.targets() if c != card]
+        choice = aware.choose(state)
+        assert choice == SearchBot(seed=1, closing=CLOSING, horizon=-1).choose(state)
+        if others:
+            elsewhere += choice != act.Target(slug)
+    assert elsewhere >= len(behind) // 2
+    for state, slug in ahead:
+        card = next(c for c in state.targets() if state.slug(c) == slug)
+        index = state.targets().index(card)
+        plain = Values(state).problem.goals[index].capture
+        aware_goal = Values(state, closing=CLOSING).problem.goals[index]
+        assert aware_goal.capture == pytest.approx(plain + CLOSING)
+        # the planner's choice or another capture that ends the game ahead, valued as much more
+        choice = aware.choose(state)
+        chosen = next(c for c in state.targets() if act.Target(state.slug(c)) == choice)
+        values = Values(state)
+        assert values._ends_game(chosen) and values._takes_lead(state.card(chosen).vp)
+    # the planner's own values are unchanged: the search's are an option of the planner
+    state, slug = behind[0]
+    assert PlannerBot().choose(state) == act.Target(slug)

@@ -156,7 +156,8 @@ REGISTERED: Final = (
             BotSpec(
                 "search",
                 "determinized search: the planner's best targets, each played out over "
-                "sampled face-down cards, the likeliest win chosen",
+                "sampled face-down cards, the likeliest win chosen; avoids ending the game "
+                "behind",
                 "marsdice.bots.attacks_search:SearchBot",
                 title="Search bot",
                 solves=True,

@@ -53,6 +53,14 @@ VEGAS: Final = 0.5
 CARD: Final = 0.05
 #: a last-round capture that takes the lead
 ENDGAME: Final = 10.0
+#: the end-aware values the ``search`` bot plans with (``closing``; the planner's own are
+#: without): a capture that would trigger the end (empty the last stack the end needs) ends
+#: the player's game, so it counts as a loss (``-ENDGAME``) unless it puts the player ahead,
+#: and it is worth this much more when it does (the game ends with the player ahead unless
+#: one of the round's last turns overtakes)
+CLOSING: Final = 5.0
+#: the cards whose capture gives an extra turn (at once: even a capture that ends the game)
+EXTRA_TURNS: Final = (Ability.SAN_FRANCISCO, Ability.INDIANAPOLIS)
 
 
 class PlannerBot:
@@ -60,9 +68,16 @@ class PlannerBot:
 
     name = "planner"
 
-    def __init__(self, seed: int | None = None, endgame: bool = True) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        endgame: bool = True,
+        closing: float | None = None,
+    ) -> None:
         del seed  # deterministic
         self.endgame = endgame
+        #: the end-aware values (:data:`CLOSING`), or ``None``: the planner's own
+        self.closing = closing
 
     def choose(self, state: GameState) -> act.Action:
         """The solver's best play for the seat to act (a Mars Attacks state only)."""
@@ -72,7 +87,7 @@ class PlannerBot:
             return self._boston(s)
         if phase is Phase.MEMPHIS:
             return self._memphis(s)
-        values = Values(s, endgame=self.endgame)
+        values = Values(s, endgame=self.endgame, closing=self.closing)
         solver = solver_for(values.problem)
         if phase is Phase.SEATTLE and s.target is None:  # before the target: the best face
             face = solver.best_opening_seattle()
@@ -102,7 +117,7 @@ class PlannerBot:
 
     def _boston(self, state: State) -> act.Action:
         """Boston's step is free progress: take the step worth the most."""
-        values = Values(state, endgame=self.endgame)
+        values = Values(state, endgame=self.endgame, closing=self.closing)
         moves = [a for a in state.legal_actions() if isinstance(a, act.BostonMove)]
         if not moves:
             return act.PASS
@@ -139,8 +154,10 @@ class PlannerBot:
 class Values:
     """The turn's problem for the seat to play, from what the players can see."""
 
-    def __init__(self, state: State, endgame: bool = True) -> None:
+    def __init__(self, state: State, endgame: bool = True, closing: float | None = None) -> None:
         self.state = state
+        #: the end-aware values (:data:`CLOSING`), or ``None``: the planner's own
+        self.closing = closing
         self.seat = state.seat
         self.final = state.end_triggered
         self.endgame = endgame and self.final
@@ -186,7 +203,7 @@ class Values:
         if self.endgame:
             return ENDGAME if self._takes_lead(c.vp) else CARD + 0.01 * c.vp
         value = c.vp + CARD
-        if c.ability in (Ability.SAN_FRANCISCO, Ability.INDIANAPOLIS):
+        if c.ability in EXTRA_TURNS:
             value += EXTRA_TURN
         elif c.ability in GREEN:
             value += GREEN[c.ability] * self.future
@@ -225,6 +242,10 @@ class Values:
         capture = self.worth(card) + denial - own
         if self._ends_game(card) and not self.endgame:
             capture -= GREEN.get(c.ability, 0.0) * self.future if c.ability else 0.0
+            if self.closing is not None and c.ability not in EXTRA_TURNS:
+                # the last capture of the game: the player takes no other turn
+                lead = self._takes_lead(c.vp)
+                capture = capture + self.closing if lead else -ENDGAME
         can_place = token > 0 or state.free_tokens(self.seat) > 0
         place = tuple(
             self.progress(card, token + d) - own if d and can_place else 0.0 for d in range(need)
