@@ -778,3 +778,50 @@ def test_a_chat_message_written_on_one_process_reaches_the_others(
             if message["type"] == "chat":
                 texts.append(message["message"]["text"])
         assert sorted(texts) == ["after", "late"]
+
+
+@pytest.mark.parametrize("loop_name", ["_heartbeat", "_renew"])
+def test_a_cancel_a_client_library_turns_into_another_error_still_stops_the_loop(
+    loop_name: str,
+) -> None:
+    """Once a defect: a stopped process's heartbeat could go on beating (the presence test
+    failed under load, a killed process's seats still present): a cancel landing mid-command
+    can come out of the client as a connection error, which the loop logged and carried on
+    from. Each loop stops when its task has a cancel pending, whatever error it sees."""
+
+    async def scenario() -> None:
+        cluster = RedisCluster("redis://unused", lease_seconds=0.03, running=_no_tables)
+        entered = asyncio.Event()
+        swallow = [True]  # the client's fault, until the test is over
+
+        calls = [0]
+
+        async def command(*_args: object) -> list[int]:
+            calls[0] += 1
+            if calls[0] == 1:  # a timeout of its own is an error like another: the loop goes on
+                async with asyncio.timeout(0.001):
+                    await asyncio.sleep(1)
+            entered.set()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                if swallow[0]:
+                    raise ConnectionError("Connection closed by server.") from None
+                raise
+            return [1]
+
+        cluster._beat = command  # type: ignore[method-assign]
+        cluster._renew_all = command  # type: ignore[method-assign]
+        cluster._held.add("t1")
+        task = asyncio.get_running_loop().create_task(getattr(cluster, loop_name)())
+        await asyncio.wait_for(entered.wait(), 5)
+        assert calls[0] == 2 and not task.done()
+        task.cancel()
+        await asyncio.wait([task], timeout=5)
+        stopped = task.done() and task.cancelled()
+        swallow[0] = False  # (a loop still running is stopped, so that the test ends)
+        task.cancel()
+        await asyncio.wait([task], timeout=5)
+        assert stopped
+
+    asyncio.run(scenario())

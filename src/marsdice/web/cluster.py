@@ -180,6 +180,18 @@ return seats
 #: with the news channel up, the sweep compares the served tables' versions with the
 #: database once in this many sweeps (every sweep while it is down)
 CATCH_UP_SWEEPS: Final = 5
+
+
+def _stop_if_cancelled() -> None:
+    """Raise :class:`asyncio.CancelledError` when this task was asked to stop: a client
+    library may turn a cancel that lands mid-command into another error (a closed
+    connection), which a loop's ``except Exception`` would log and carry on from, leaving a
+    stopped process beating and renewing (the task's pending cancel requests tell)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 #: leases renewed by one command at most (a long command holds Redis up)
 _RENEW_BATCH: Final = 500
 
@@ -268,6 +280,7 @@ class RedisCluster(Cluster):
         table this process serves, since news may have been missed meanwhile."""
         pause = 0.1
         while True:
+            _stop_if_cancelled()  # (a cancel swallowed whole, too)
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)
@@ -279,6 +292,7 @@ class RedisCluster(Cluster):
             except asyncio.CancelledError:
                 raise
             except Exception as error:
+                _stop_if_cancelled()
                 self._news_healthy = False
                 log.warning(
                     "Redis news channel lost (%s); reconnecting",
@@ -353,6 +367,7 @@ class RedisCluster(Cluster):
         """Renew every lease held, three times per lease period; a lease found lost (it
         expired, or Redis restarted empty) stops this process's work on that table."""
         while True:
+            _stop_if_cancelled()  # (a cancel swallowed whole, too)
             await asyncio.sleep(self.lease_ms / 3000)
             held = list(self._held)
             if not held:
@@ -360,6 +375,7 @@ class RedisCluster(Cluster):
             try:
                 results = await self._renew_all(held)
             except Exception as error:
+                _stop_if_cancelled()
                 log.warning("could not renew leases (%s)", type(error).__name__)
                 continue
             for table_id, renewed in zip(held, results, strict=True):
@@ -387,6 +403,7 @@ class RedisCluster(Cluster):
         over), and let the hub re-read the tables it serves."""
         since_catch_up = 0
         while True:
+            _stop_if_cancelled()  # (a cancel swallowed whole, too)
             woken = False
             with contextlib.suppress(TimeoutError):
                 woken = await asyncio.wait_for(self._sweep_now.wait(), self.sweep_seconds)
@@ -406,6 +423,7 @@ class RedisCluster(Cluster):
                 except asyncio.CancelledError:
                     raise
                 except Exception as error:  # Redis or the database away: next time
+                    _stop_if_cancelled()
                     log.warning("sweep failed (%s)", type(error).__name__)
 
     async def _take_over(self) -> None:
@@ -501,10 +519,12 @@ class RedisCluster(Cluster):
     async def _heartbeat(self) -> None:
         """Keep this process counted alive, three times per lease period."""
         while True:
+            _stop_if_cancelled()  # (a cancel swallowed whole, too)
             await asyncio.sleep(self.lease_ms / 3000)
             try:
                 await self._beat()
             except Exception as error:
+                _stop_if_cancelled()
                 log.warning("presence heartbeat failed (%s)", type(error).__name__)
 
     async def ping(self) -> bool:
