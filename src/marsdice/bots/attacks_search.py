@@ -84,7 +84,6 @@ class SearchBot:
         self.candidates = candidates
         self.margin = margin
         self.horizon = horizon
-        self.closing = closing
         self.planner = PlannerBot(closing=closing)
         self.fast = HeuristicBot()
 
@@ -99,7 +98,7 @@ class SearchBot:
 
     def _ranked(self, state: State) -> list[int]:
         """The face-up targets, best first under the planner's exact turn values."""
-        values = Values(state, closing=self.closing)
+        values = Values(state, closing=self.planner.closing)
         solver = solver_for(values.problem)
         order = sorted(
             range(len(values.cards)),

@@ -181,6 +181,9 @@ return seats
 #: database once in this many sweeps (every sweep while it is down)
 CATCH_UP_SWEEPS: Final = 5
 
+#: leases renewed by one command at most (a long command holds Redis up)
+_RENEW_BATCH: Final = 500
+
 
 def _stop_if_cancelled() -> None:
     """Raise :class:`asyncio.CancelledError` when this task was asked to stop: a client
@@ -190,10 +193,6 @@ def _stop_if_cancelled() -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
-
-
-#: leases renewed by one command at most (a long command holds Redis up)
-_RENEW_BATCH: Final = 500
 
 
 class RedisCluster(Cluster):
