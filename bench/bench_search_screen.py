@@ -6,7 +6,8 @@ Prints per setting the search seat's win rate with its 95% Wilson interval, the 
 a planner seat (``(3w - 1) / 2``, the seats' wins adding up to 1 a game), the paired
 difference to the first setting (mean and 95% normal interval over the same games), and the
 CPU time of the search bot's decisions (mean over every decision, mean and max over the
-searched ones). Not a test.
+searched ones). Without ``--setting``: the plain planner in the search's seat (``horizon=-1
+closing=None extra_turn=1.5``), then the shipped ``search``. Not a test.
 
 Run: nice -n 10 .venv/bin/python bench/bench_search_screen.py --games 300 --seed 31 \\
      --setting base --setting wide candidates=4
@@ -86,8 +87,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--first", type=int, default=0, help="index of the first game")
-    parser.add_argument("--setting", nargs="+", action="append", required=True)
+    parser.add_argument("--setting", nargs="+", action="append")
     args = parser.parse_args()
+    if not args.setting:  # the shipped search against the plain planner in its seat
+        args.setting = [["planner", "horizon=-1", "closing=None", "extra_turn=1.5"], ["search"]]
     names: list[str] = []
     results: list[list[float]] = []
     times: list[list[tuple[float, bool]]] = []

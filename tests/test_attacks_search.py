@@ -12,7 +12,15 @@ from marsdice.attacks import Phase, State, Variant, new_game
 from marsdice.attacks import actions as act
 from marsdice.attacks.game import GAME
 from marsdice.bots import make_bot
-from marsdice.bots.attacks_planner import CLOSING, ENDGAME, EXTRA_TURNS, PlannerBot, Values
+from marsdice.bots.attacks_planner import (
+    CLOSING,
+    ENDGAME,
+    EXTRA_TURN,
+    EXTRA_TURNS,
+    SEARCH_EXTRA_TURN,
+    PlannerBot,
+    Values,
+)
 from marsdice.bots.attacks_search import SearchBot, captures_to_end, sample_hidden
 from marsdice.core.game import play_out
 from marsdice.games import bot_spec
@@ -191,3 +199,47 @@ def test_the_search_never_ends_the_game_behind_and_values_ending_it_ahead() -> N
     # the planner's own values are unchanged: the search's are an option of the planner
     state, slug = behind[0]
     assert PlannerBot().choose(state) == act.Target(slug)
+
+
+def extra_turn_declarations(seeds: range) -> list[State]:
+    """Target declarations with San Francisco or Indianapolis face up (planner play)."""
+    found = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = GAME.start(Variant(players=3), rng)
+        planner = PlannerBot()
+        while not state.is_terminal:
+            if state.is_chance_node:
+                state = state.apply(state.sample_chance(rng))
+                continue
+            if state.phase is Phase.TARGET and not state.end_triggered:
+                abilities = {state.card(c).ability for c in state.targets()}
+                if abilities & set(EXTRA_TURNS):
+                    found.append(state)
+            state = state.apply(planner.choose(state))
+    return found
+
+
+def test_the_search_values_an_extra_turn_at_twice_the_planners_value() -> None:
+    """San Francisco's and Indianapolis's extra turn is worth SEARCH_EXTRA_TURN VP to the
+    search's planner, EXTRA_TURN to the planner's own; nothing else changes, and the higher
+    value changes some declarations."""
+    found = extra_turn_declarations(range(1, 9))
+    assert len(found) >= 10
+    search = SearchBot(seed=1, horizon=-1)
+    assert search.planner.extra_turn == SEARCH_EXTRA_TURN > EXTRA_TURN
+    assert PlannerBot().extra_turn == EXTRA_TURN
+    changed = 0
+    for state in found:
+        plain = Values(state, closing=CLOSING)
+        valued = search.planner.values_for(state)
+        pairs = zip(plain.problem.goals, valued.problem.goals, strict=True)
+        for card, (a, b) in zip(state.targets(), pairs, strict=True):
+            if state.card(card).ability in EXTRA_TURNS:
+                step = SEARCH_EXTRA_TURN - EXTRA_TURN
+                assert valued.worth(card) == pytest.approx(plain.worth(card) + step)
+                assert b.capture > a.capture
+            else:
+                assert b == a
+        changed += search.choose(state) != PlannerBot(closing=CLOSING).choose(state)
+    assert changed >= 1

@@ -59,6 +59,11 @@ ENDGAME: Final = 10.0
 #: and it is worth this much more when it does (the game ends with the player ahead unless
 #: one of the round's last turns overtakes)
 CLOSING: Final = 5.0
+#: an extra turn as the ``search`` bot's planner values it (``extra_turn``): twice the
+#: planner's own. Screened against three-planner games (``bench/bench_search_screen.py``,
+#: seeds 74-79): the extra turn comes at once, a whole turn the others do not get, and a San
+#: Francisco or Indianapolis that ends the game still gives it
+SEARCH_EXTRA_TURN: Final = 3.0
 #: the cards whose capture gives an extra turn (at once: even a capture that ends the game)
 EXTRA_TURNS: Final = (Ability.SAN_FRANCISCO, Ability.INDIANAPOLIS)
 
@@ -73,11 +78,14 @@ class PlannerBot:
         seed: int | None = None,
         endgame: bool = True,
         closing: float | None = None,
+        extra_turn: float = EXTRA_TURN,
     ) -> None:
         del seed  # deterministic
         self.endgame = endgame
         #: the end-aware values (:data:`CLOSING`), or ``None``: the planner's own
         self.closing = closing
+        #: what an extra turn (San Francisco, Indianapolis) is worth, in VP
+        self.extra_turn = extra_turn
 
     def choose(self, state: GameState) -> act.Action:
         """The solver's best play for the seat to act (a Mars Attacks state only)."""
@@ -87,7 +95,7 @@ class PlannerBot:
             return self._boston(s)
         if phase is Phase.MEMPHIS:
             return self._memphis(s)
-        values = Values(s, endgame=self.endgame, closing=self.closing)
+        values = self.values_for(s)
         solver = solver_for(values.problem)
         if phase is Phase.SEATTLE and s.target is None:  # before the target: the best face
             face = solver.best_opening_seattle()
@@ -117,7 +125,7 @@ class PlannerBot:
 
     def _boston(self, state: State) -> act.Action:
         """Boston's step is free progress: take the step worth the most."""
-        values = Values(state, endgame=self.endgame, closing=self.closing)
+        values = self.values_for(state)
         moves = [a for a in state.legal_actions() if isinstance(a, act.BostonMove)]
         if not moves:
             return act.PASS
@@ -139,6 +147,10 @@ class PlannerBot:
 
         return max(moves, key=gain)
 
+    def values_for(self, state: State) -> Values:
+        """The turn's values as this planner sets them (the search ranks targets by them)."""
+        return Values(state, endgame=self.endgame, closing=self.closing, extra_turn=self.extra_turn)
+
     @staticmethod
     def _memphis(state: State) -> act.Action:
         """Leading: make the game end sooner (the card under the longest stack); otherwise
@@ -154,10 +166,18 @@ class PlannerBot:
 class Values:
     """The turn's problem for the seat to play, from what the players can see."""
 
-    def __init__(self, state: State, endgame: bool = True, closing: float | None = None) -> None:
+    def __init__(
+        self,
+        state: State,
+        endgame: bool = True,
+        closing: float | None = None,
+        extra_turn: float = EXTRA_TURN,
+    ) -> None:
         self.state = state
         #: the end-aware values (:data:`CLOSING`), or ``None``: the planner's own
         self.closing = closing
+        #: what an extra turn is worth, in VP (:data:`EXTRA_TURN`)
+        self.extra_turn = extra_turn
         self.seat = state.seat
         self.final = state.end_triggered
         self.endgame = endgame and self.final
@@ -204,7 +224,7 @@ class Values:
             return ENDGAME if self._takes_lead(c.vp) else CARD + 0.01 * c.vp
         value = c.vp + CARD
         if c.ability in EXTRA_TURNS:
-            value += EXTRA_TURN
+            value += self.extra_turn
         elif c.ability in GREEN:
             value += GREEN[c.ability] * self.future
         return value

@@ -27,8 +27,11 @@ planner it searches over, and plays its own turns with, has **end-aware values**
 the game is the player's last, so it counts as a loss unless it puts the player ahead, and
 is worth more when it does. The planner's own values (``closing=None``) miss this: in 150
 seeded three-planner games it declared such a card 187 times while the capture would still
-leave it behind, and the players who did went on to win 2 of those games. The bot is
-deterministic for a seed: the samples and dice come from its own generator.
+leave it behind, and the players who did went on to win 2 of those games. It also values
+an extra turn (San Francisco, Indianapolis) at
+:data:`~marsdice.bots.attacks_planner.SEARCH_EXTRA_TURN` VP, twice the planner's: the turn
+comes at once, and a capture that ends the game still gives it. The bot is deterministic for
+a seed: the samples and dice come from its own generator.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from marsdice.attacks.phases import Phase
 from marsdice.attacks.solver import solver_for
 from marsdice.attacks.state import State, as_state
 from marsdice.bots.attacks_heuristic import HeuristicBot
-from marsdice.bots.attacks_planner import CLOSING, PlannerBot, Values
+from marsdice.bots.attacks_planner import CLOSING, SEARCH_EXTRA_TURN, PlannerBot
 from marsdice.core.game import GameState
 
 #: determinized samples per target decision (each plays every candidate once)
@@ -76,6 +79,7 @@ class SearchBot:
         margin: float = MARGIN,
         horizon: int = HORIZON,
         closing: float | None = CLOSING,
+        extra_turn: float = SEARCH_EXTRA_TURN,
     ) -> None:
         if rollouts < 1 or candidates < 1:
             raise ValueError("the search needs at least one rollout and one candidate")
@@ -84,7 +88,7 @@ class SearchBot:
         self.candidates = candidates
         self.margin = margin
         self.horizon = horizon
-        self.planner = PlannerBot(closing=closing)
+        self.planner = PlannerBot(closing=closing, extra_turn=extra_turn)
         self.fast = HeuristicBot()
 
     def choose(self, state: GameState) -> act.Action:
@@ -98,7 +102,7 @@ class SearchBot:
 
     def _ranked(self, state: State) -> list[int]:
         """The face-up targets, best first under the planner's exact turn values."""
-        values = Values(state, closing=self.planner.closing)
+        values = self.planner.values_for(state)
         solver = solver_for(values.problem)
         order = sorted(
             range(len(values.cards)),
