@@ -18,21 +18,16 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
-import random
 from collections.abc import Callable
 from typing import Any
 
 import marsdice.bots.attacks_planner as shipped
-from marsdice.attacks.game import GAME
-from marsdice.attacks.variant import Variant
-from marsdice.bots.attacks_planner import CLOSING, PlannerBot
-from marsdice.core.game import play_out
+from bench_search_screen import seat_game  # the same seeded games (run from bench/)
+from marsdice.bots.attacks_planner import CLOSING
 from marsdice.tournament import Z95
 
-LINEUP = ("planner", "planner", "search")
 
-
-def planner_with(constants: dict[str, Any]) -> Callable[[], Any]:
+def planner_with(constants: dict[str, Any]) -> Callable[[int], Any]:
     """A maker of planners (the search's values) from a private copy of the planner's module
     with ``constants`` set."""
     spec = importlib.util.spec_from_file_location("planner_copy", shipped.__file__)
@@ -47,25 +42,7 @@ def planner_with(constants: dict[str, Any]) -> Callable[[], Any]:
             value = {key: item * value for key, item in old.items()}
         setattr(module, name, value)
     extra = constants.get("EXTRA_TURN", shipped.SEARCH_EXTRA_TURN)
-    return lambda: module.PlannerBot(closing=CLOSING, extra_turn=extra)
-
-
-def play(index: int, seed: int, make: Callable[[], Any]) -> float:
-    """Game ``index`` as the tournament plays it; the search seat's return."""
-    shift = index % len(LINEUP)
-    seats = LINEUP[shift:] + LINEUP[:shift]
-    rng = random.Random(f"{seed}:{index}")
-    bots: list[Any] = []
-    where = -1
-    for i, name in enumerate(seats):
-        rng.randrange(2**32)  # the bot's seed, as the tournament draws it (the planner's unused)
-        if name == "search":
-            bots.append(make())
-            where = i
-        else:
-            bots.append(PlannerBot())
-    final = play_out(GAME.start(Variant(players=3), rng), [b.choose for b in bots], rng).final
-    return float(final.returns()[where])
+    return lambda bot_seed: module.PlannerBot(closing=CLOSING, extra_turn=extra)
 
 
 def main() -> None:
@@ -87,7 +64,7 @@ def main() -> None:
     results: list[list[float]] = [[] for _ in settings]
     for index in range(args.games):
         for k, make in enumerate(makers):
-            results[k].append(play(index, args.seed, make))
+            results[k].append(seat_game(index, args.seed, make))
     games = args.games
     print(f"seed {args.seed}, {games} games")
     for (name, _), result in zip(settings, results, strict=True):

@@ -19,6 +19,7 @@ import argparse
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,8 +53,9 @@ class Timed:
         return move
 
 
-def play(index: int, seed: int, settings: dict[str, Any], times: list[tuple[float, bool]]) -> float:
-    """Game ``index`` as the tournament plays it; the search seat's return."""
+def seat_game(index: int, seed: int, make: Callable[[int], Any]) -> float:
+    """Game ``index`` as the tournament plays it, with ``make(bot_seed)`` in the search's seat
+    and planners in the others; that seat's return."""
     shift = index % len(LINEUP)
     seats = LINEUP[shift:] + LINEUP[:shift]
     rng = random.Random(f"{seed}:{index}")
@@ -62,15 +64,27 @@ def play(index: int, seed: int, settings: dict[str, Any], times: list[tuple[floa
     for i, name in enumerate(seats):
         bot_seed = rng.randrange(2**32)
         if name == "search":
-            timed = Timed(SearchBot(seed=bot_seed, **settings))
-            bots.append(timed)
+            bots.append(make(bot_seed))
             where = i
         else:
             bots.append(PlannerBot(seed=bot_seed))
     start = GAME.start(Variant(players=3), rng)
     final = play_out(start, [bot.choose for bot in bots], rng).final
-    times += timed.times
     return float(final.returns()[where])
+
+
+def play(index: int, seed: int, settings: dict[str, Any], times: list[tuple[float, bool]]) -> float:
+    """Game ``index`` with ``SearchBot(**settings)`` in the search's seat, its decisions timed
+    into ``times``; the seat's return."""
+    timed: list[Timed] = []
+
+    def make(bot_seed: int) -> Timed:
+        timed.append(Timed(SearchBot(seed=bot_seed, **settings)))
+        return timed[0]
+
+    result = seat_game(index, seed, make)
+    times += timed[0].times
+    return result
 
 
 def parse(words: list[str]) -> tuple[str, dict[str, Any]]:
