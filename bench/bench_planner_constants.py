@@ -59,7 +59,10 @@ def main() -> None:
     settings: list[tuple[str, dict[str, Any]]] = [("base", {})]
     for word in args.setting:
         name, _, text = word.partition("=")
-        settings.append((word, {name: float(text)}))
+        try:
+            settings.append((word, {name: float(text)}))
+        except ValueError:
+            parser.error(f"{word!r}: a setting is NAME=number")
     makers = [planner_with(constants) for _, constants in settings]
     results: list[list[float]] = [[] for _ in settings]
     for index in range(args.games):

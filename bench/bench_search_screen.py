@@ -109,7 +109,12 @@ def main() -> None:
     results: list[list[float]] = []
     times: list[list[tuple[float, bool]]] = []
     for words in args.setting:
-        names.append(parse(words)[0])
+        try:  # a setting's values and names are checked before any game
+            name, settings = parse(words)
+            SearchBot(**settings)
+        except (SyntaxError, NameError, TypeError, ValueError) as error:
+            parser.error(f"setting {' '.join(words)!r}: {error}")
+        names.append(name)
         results.append([])
         times.append([])
     indices = range(args.first, args.first + args.games)
