@@ -60,9 +60,9 @@ ENDGAME: Final = 10.0
 #: one of the round's last turns overtakes)
 CLOSING: Final = 5.0
 #: an extra turn as the ``search`` bot's planner values it (``extra_turn``): twice the
-#: planner's own. Screened against three-planner games (``bench/bench_search_screen.py``,
-#: seeds 74-79): the extra turn comes at once, a whole turn the others do not get, and a San
-#: Francisco or Indianapolis that ends the game still gives it
+#: planner's own. Screened against planners (``bench/bench_planner_constants.py``, seeds
+#: 74-79, docs/research.md): the extra turn comes at once, a whole turn the others do not
+#: get, and a San Francisco or Indianapolis that ends the game still gives it
 SEARCH_EXTRA_TURN: Final = 3.0
 #: the cards whose capture gives an extra turn (at once: even a capture that ends the game)
 EXTRA_TURNS: Final = (Ability.SAN_FRANCISCO, Ability.INDIANAPOLIS)
