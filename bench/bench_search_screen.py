@@ -7,7 +7,7 @@ a planner seat (``(3w - 1) / 2``, the seats' wins adding up to 1 a game), the pa
 difference to the first setting (mean and 95% normal interval over the same games), and the
 CPU time of the search bot's decisions (mean over every decision, mean and max over the
 searched ones). Without ``--setting``: the plain planner in the search's seat (``horizon=-1
-closing=None extra_turn=1.5``), then the shipped ``search``. Not a test.
+closing=None extra_turn=EXTRA_TURN``), then the shipped ``search``. Not a test.
 
 Run: nice -n 10 .venv/bin/python bench/bench_search_screen.py --games 300 --seed 31 \\
      --setting base --setting wide candidates=4
@@ -27,7 +27,7 @@ from marsdice.attacks.game import GAME
 from marsdice.attacks.phases import Phase
 from marsdice.attacks.state import as_state
 from marsdice.attacks.variant import Variant
-from marsdice.bots.attacks_planner import PlannerBot
+from marsdice.bots.attacks_planner import EXTRA_TURN, PlannerBot
 from marsdice.bots.attacks_search import SearchBot, captures_to_end
 from marsdice.core.game import GameState, play_out
 from marsdice.tournament import Z95, wilson_interval
@@ -104,8 +104,10 @@ def main() -> None:
     parser.add_argument("--setting", nargs="+", action="append")
     args = parser.parse_args()
     if not args.setting:  # the shipped search against the plain planner in its seat
-        args.setting = [["planner", "horizon=-1", "closing=None", "extra_turn=1.5"], ["search"]]
+        plain = ["planner", "horizon=-1", "closing=None", f"extra_turn={EXTRA_TURN}"]
+        args.setting = [plain, ["search"]]
     names: list[str] = []
+    configs: list[dict[str, Any]] = []
     results: list[list[float]] = []
     times: list[list[tuple[float, bool]]] = []
     for words in args.setting:
@@ -115,12 +117,13 @@ def main() -> None:
         except (SyntaxError, NameError, TypeError, ValueError) as error:
             parser.error(f"setting {' '.join(words)!r}: {error}")
         names.append(name)
+        configs.append(settings)
         results.append([])
         times.append([])
     indices = range(args.first, args.first + args.games)
     for index in indices:
-        for k, words in enumerate(args.setting):
-            results[k].append(play(index, args.seed, parse(words)[1], times[k]))
+        for k, settings in enumerate(configs):
+            results[k].append(play(index, args.seed, settings, times[k]))
         if (index - args.first + 1) % 50 == 0:
             line = ", ".join(
                 f"{n} {sum(r) / len(r):.3f}" for n, r in zip(names, results, strict=True)

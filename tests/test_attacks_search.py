@@ -4,6 +4,7 @@ it plays whole legal games, and its search does change decisions."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -44,8 +45,8 @@ def reshuffled(state: State, rng: random.Random) -> State:
     return other
 
 
-def near_the_end(seed: int, players: int = 3) -> State:
-    """A target decision with the end at most a few captures away, from planner play."""
+def planner_decisions(seed: int, players: int = 3) -> Iterator[tuple[State, act.Action]]:
+    """Every decision of a seeded game of planners, with the planner's move."""
     rng = random.Random(seed)
     state = GAME.start(Variant(players=players), rng)
     planner = PlannerBot()
@@ -53,9 +54,16 @@ def near_the_end(seed: int, players: int = 3) -> State:
         if state.is_chance_node:
             state = state.apply(state.sample_chance(rng))
             continue
+        move = planner.choose(state)
+        yield state, move
+        state = state.apply(move)
+
+
+def near_the_end(seed: int, players: int = 3) -> State:
+    """A target decision with the end at most a few captures away, from planner play."""
+    for state, _ in planner_decisions(seed, players):
         if state.phase is Phase.TARGET and captures_to_end(state) <= 2 and len(state.targets()) > 1:
             return state
-        state = state.apply(planner.choose(state))
     pytest.skip("this game ended before a searched decision")
 
 
@@ -146,22 +154,14 @@ def ending_declarations(seeds: range) -> list[tuple[State, str, bool]]:
     """Target decisions of planner games where the planner declares a card whose capture
     would trigger the end: (state, the card's slug, whether the capture puts it ahead)."""
     found = []
-    planner = PlannerBot()
     for seed in seeds:
-        rng = random.Random(seed)
-        state = GAME.start(Variant(players=3), rng)
-        while not state.is_terminal:
-            if state.is_chance_node:
-                state = state.apply(state.sample_chance(rng))
-                continue
-            move = planner.choose(state)
+        for state, move in planner_decisions(seed):
             if state.phase is Phase.TARGET and not state.end_triggered:
                 values = Values(state)
                 card = next(c for c in state.targets() if state.slug(c) == move.card)
                 extra = state.card(card).ability in EXTRA_TURNS
                 if values._ends_game(card) and not extra:
                     found.append((state, move.card, values._takes_lead(state.card(card).vp)))
-            state = state.apply(move)
     return found
 
 
@@ -205,18 +205,11 @@ def extra_turn_declarations(seeds: range) -> list[State]:
     """Target declarations with San Francisco or Indianapolis face up (planner play)."""
     found = []
     for seed in seeds:
-        rng = random.Random(seed)
-        state = GAME.start(Variant(players=3), rng)
-        planner = PlannerBot()
-        while not state.is_terminal:
-            if state.is_chance_node:
-                state = state.apply(state.sample_chance(rng))
-                continue
+        for state, _ in planner_decisions(seed):
             if state.phase is Phase.TARGET and not state.end_triggered:
                 abilities = {state.card(c).ability for c in state.targets()}
                 if abilities & set(EXTRA_TURNS):
                     found.append(state)
-            state = state.apply(planner.choose(state))
     return found
 
 
