@@ -8,8 +8,11 @@ from dataclasses import replace
 from fractions import Fraction
 from itertools import pairwise
 from math import comb
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from marsdice.attacks import Phase, State, Target, Variant, new_game
 from marsdice.attacks.cards import Symbol
@@ -102,6 +105,59 @@ def test_estimates_are_probabilities() -> None:
         assert 0 <= e.capture <= 1 and 0 <= e.bombed <= 1 and e.capture + e.bombed <= 1 + 1e-9
         assert e.progress >= 0
     assert solver.best_seattle(2) is Face.HEAD and solver.best_seattle(0) is Face.RAY
+
+
+_STATISTIC = {"capture": 1, "bombed": 2, "progress": 3}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    statistic=st.sampled_from(sorted(_STATISTIC)),
+    needs=st.lists(st.integers(1, 8), min_size=1, max_size=3),
+    symbols=st.lists(st.sampled_from([Symbol.RAY, Symbol.HEAD, Symbol.NUKE]), min_size=3),
+    detroit=st.booleans(),
+    rules=st.fixed_dictionaries(
+        {
+            "limit": st.integers(2, 7),
+            "last_roll": st.booleans(),
+            "subset": st.booleans(),
+            "toronto": st.booleans(),
+            "seattle": st.booleans(),
+            "denver": st.booleans(),
+        }
+    ),
+)
+def test_each_statistic_is_the_value_of_a_turn_that_pays_exactly_it(
+    statistic: str,
+    needs: list[int],
+    symbols: list[Symbol],
+    detroit: bool,
+    rules: dict[str, Any],
+) -> None:
+    """The capture chance, the bombing chance and the expected progress the solver reports
+    under its play are computed apart from the value; when the value pays exactly one of
+    them (1 a capture; 1 a bombing; ``d`` for ``d`` dice on the track), the two agree."""
+    goals = tuple(
+        Goal(
+            g,
+            symbols[g],
+            need,
+            symbols[g] is not Symbol.HEAD,
+            1.0 if statistic == "capture" else 0.0,
+            tuple(float(d) if statistic == "progress" else 0.0 for d in range(need)),
+            detroit=detroit and g == 0 and symbols[g] is Symbol.RAY,
+        )
+        for g, need in enumerate(needs)
+    )
+    bomb = 1.0 if statistic == "bombed" else 0.0
+    if statistic != "progress":  # a bombing's fallback pays the progress made before it
+        rules = {**rules, "last_roll": False}
+    solver = TurnSolver(Problem(goals, bomb=bomb, **rules))
+    for g in range(len(goals)):
+        for face in (None, *Face):
+            vec = solver.first_roll(g, face)
+            paid = (vec.value, vec.capture, vec.bombed, vec.progress)
+            assert paid[0] == pytest.approx(paid[_STATISTIC[statistic]], abs=1e-9)
 
 
 @pytest.mark.parametrize(

@@ -347,15 +347,37 @@ class TurnSolver:
                 return back[0]
             return value[other] if back is None else max(back[0], value[other])
 
-        # 1. the values, by Gauss-Seidel iteration on floats
+        # 1. the values, by Gauss-Seidel iteration on floats (``again`` inlined: this loop
+        # is the solver's second hottest)
         value = {g: stops[g][0] for g in cities}
+        sweep = [
+            (
+                g,
+                stops[g][0],
+                [
+                    (rest[0], p_back, other, other in live, None if back is None else back[0])
+                    for _k, other, p_back, rest, back in options[g]
+                ],
+            )
+            for g in cities
+        ]
         for _ in range(500):
             change = 0.0
-            for g in cities:
-                best = stops[g][0]
-                for _k, other, p_back, rest, back in options[g]:
-                    best = max(best, rest[0] + p_back * again(other, back, value))
-                change = max(change, abs(best - value[g]))
+            for g, best, rows in sweep:
+                for rest0, p_back, other, cycles, back0 in rows:
+                    if cycles:
+                        back_value = value[other]
+                        if back0 is not None and back0 > back_value:
+                            back_value = back0
+                    else:
+                        assert back0 is not None
+                        back_value = back0
+                    v = rest0 + p_back * back_value
+                    if v > best:
+                        best = v
+                step = abs(best - value[g])
+                if step > change:
+                    change = step
                 value[g] = best
             if change < 1e-13:
                 break
@@ -384,13 +406,32 @@ class TurnSolver:
                 return _add(rest, back, p_back)
             return _add(rest, vecs[other], p_back)
 
-        chosen = {g: _row_of(options[g], plan[g][0]) for g in cities}
+        # per point: its vector if fixed (a stop, or a way out of the cycle), else what the
+        # chosen reroll adds to the vector of the point it comes back to
+        steps: list[tuple[int, Vec | None, Vec, float, int]] = []
+        for g in cities:
+            row = _row_of(options[g], plan[g][0])
+            if row is None:
+                steps.append((g, stops[g], stops[g], 0.0, g))
+                continue
+            _k, other, p_back, rest, back = options[g][row]
+            if other not in live or (back is not None and back[0] >= value[other]):
+                steps.append((g, row_vec(g, row), rest, p_back, other))
+            else:
+                steps.append((g, None, rest, p_back, other))
         for _ in range(500):
             change = 0.0
-            for g in cities:
-                row = chosen[g]
-                new = stops[g] if row is None else row_vec(g, row)
-                change = max(change, max(abs(a - b) for a, b in zip(new, vecs[g], strict=True)))
+            for g, fixed, rest, p_back, other in steps:
+                new = _add(rest, vecs[other], p_back) if fixed is None else fixed
+                old = vecs[g]
+                step = max(
+                    abs(new[0] - old[0]),
+                    abs(new[1] - old[1]),
+                    abs(new[2] - old[2]),
+                    abs(new[3] - old[3]),
+                )
+                if step > change:
+                    change = step
                 vecs[g] = new
             if change < 1e-13:
                 break
@@ -442,13 +483,24 @@ class TurnSolver:
         cached = self._roll.get(key)
         if cached is not None:
             return cached
-        total: Vec = (0.0, 0.0, 0.0, 0.0)
+        # the hottest loop of the solver: _post_node's memo is read here directly (the same
+        # key), and the sums are kept in locals (the same order of additions as _add)
+        post = self._post
+        loose = self.goals[goal].detroit
+        near = self.limit - (1 if toronto else 0)
         kept = h - k
-        for (a, b, c), p in _outcomes(k):
-            if a == k:
-                continue
-            vec = self._post_node(kept + a, r + b, n + c, goal, fallback, toronto, False)
-            total = _add(total, vec, p)
+        v0 = v1 = v2 = v3 = 0.0
+        for a, b, c, p in _rerolled(k):
+            hh, rr, nn = kept + a, r + b, n + c
+            context = fallback if loose or nn >= near else None
+            vec = post.get((hh, rr, nn, goal, context, toronto, False))
+            if vec is None:
+                vec = self._post_node(hh, rr, nn, goal, fallback, toronto, False)
+            v0 += p * vec[0]
+            v1 += p * vec[1]
+            v2 += p * vec[2]
+            v3 += p * vec[3]
+        total = (v0, v1, v2, v3)
         self._roll[key] = total
         return total
 
@@ -489,6 +541,12 @@ def _outcomes(n: int) -> tuple[tuple[tuple[int, int, int], float], ...]:
         ((c[0], c[1], c[2]), float(p))
         for c, p in dice_outcomes(n, tuple(Fraction(w) for w in FACE_PROBABILITIES))
     )
+
+
+@cache
+def _rerolled(k: int) -> tuple[tuple[int, int, int, float], ...]:
+    """Rerolling ``k`` heads: the outcomes other than all heads again, flattened."""
+    return tuple((a, b, c, p) for (a, b, c), p in _outcomes(k) if a != k)
 
 
 def _row_of(rows: Sequence[tuple[int, int, float, Vec, Vec | None]], choice: Choice) -> int | None:
