@@ -36,6 +36,7 @@ Vec = tuple[float, float, float, float]  # value, P(capture), P(bombed), expecte
 _EPS: Final = 1e-12
 _FACES: Final = (Face.HEAD, Face.RAY, Face.NUKE)
 _STOP: Final = None
+_ZERO: Final[Vec] = (0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,26 +484,56 @@ class TurnSolver:
         cached = self._roll.get(key)
         if cached is not None:
             return cached
-        # the hottest loop of the solver: _post_node's memo is read here directly (the same
-        # key), and the sums are kept in locals (the same order of additions as _add)
+        outcomes, first_with = _rerolled(k)
+        # the outcomes come by nukes rolled, fewest first; those that leave the dice short of
+        # a bombing (even after Toronto) do not depend on the fallback, so their sum is shared
+        # by every fallback (the cluster asks for one per city); Detroit always needs it
+        if self.goals[goal].detroit:
+            split = 0
+            total = (0.0, 0.0, 0.0, 0.0)
+        else:
+            near = self.limit - (1 if toronto else 0)
+            split = first_with[min(max(near - n, 0), k + 1)]
+            free_key = (h, r, n, k, goal, None, toronto)
+            free = self._roll.get(free_key)
+            if free is None:
+                free = self._reroll_sum(h, r, n, k, goal, None, toronto, outcomes[:split], _ZERO)
+                self._roll[free_key] = free
+            total = free
+        total = self._reroll_sum(h, r, n, k, goal, fallback, toronto, outcomes[split:], total)
+        self._roll[key] = total
+        return total
+
+    def _reroll_sum(
+        self,
+        h: int,
+        r: int,
+        n: int,
+        k: int,
+        goal: int,
+        context: tuple[float, int] | None,
+        toronto: bool,
+        outcomes: Sequence[tuple[int, int, int, float]],
+        start: Vec,
+    ) -> Vec:
+        """``start`` plus these outcomes of rerolling ``k`` heads, each weighted by its chance.
+
+        The solver's hottest loop: _post_node's memo is read here directly (``context`` is
+        the fallback where it matters, else None: the memo's own key) and the sums are kept in
+        locals (the same additions as :func:`_add`)."""
         post = self._post
-        loose = self.goals[goal].detroit
-        near = self.limit - (1 if toronto else 0)
         kept = h - k
-        v0 = v1 = v2 = v3 = 0.0
-        for a, b, c, p in _rerolled(k):
+        v0, v1, v2, v3 = start
+        for a, b, c, p in outcomes:
             hh, rr, nn = kept + a, r + b, n + c
-            context = fallback if loose or nn >= near else None
             vec = post.get((hh, rr, nn, goal, context, toronto, False))
             if vec is None:
-                vec = self._post_node(hh, rr, nn, goal, fallback, toronto, False)
+                vec = self._post_node(hh, rr, nn, goal, context or (0.0, 0), toronto, False)
             v0 += p * vec[0]
             v1 += p * vec[1]
             v2 += p * vec[2]
             v3 += p * vec[3]
-        total = (v0, v1, v2, v3)
-        self._roll[key] = total
-        return total
+        return (v0, v1, v2, v3)
 
     def _restart_vec(self) -> Vec:
         if self._restart is None:
@@ -544,9 +575,17 @@ def _outcomes(n: int) -> tuple[tuple[tuple[int, int, int], float], ...]:
 
 
 @cache
-def _rerolled(k: int) -> tuple[tuple[int, int, int, float], ...]:
-    """Rerolling ``k`` heads: the outcomes other than all heads again, flattened."""
-    return tuple((a, b, c, p) for (a, b, c), p in _outcomes(k) if a != k)
+def _rerolled(
+    k: int,
+) -> tuple[tuple[tuple[int, int, int, float], ...], tuple[int, ...]]:
+    """Rerolling ``k`` heads: the outcomes other than all heads again, flattened and ordered
+    by nukes rolled (fewest first), and where those with at least ``c`` nukes begin (for
+    ``c`` from 0 to ``k + 1``)."""
+    outcomes = sorted(((a, b, c, p) for (a, b, c), p in _outcomes(k) if a != k), key=lambda o: o[2])
+    first_with = tuple(
+        next((i for i, o in enumerate(outcomes) if o[2] >= c), len(outcomes)) for c in range(k + 2)
+    )
+    return tuple(outcomes), first_with
 
 
 def _row_of(rows: Sequence[tuple[int, int, float, Vec, Vec | None]], choice: Choice) -> int | None:
