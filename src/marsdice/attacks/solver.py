@@ -485,6 +485,7 @@ class TurnSolver:
         if cached is not None:
             return cached
         outcomes, first_with = _rerolled(k)
+        kept = (h - k, r, n)
         # the outcomes come by nukes rolled, fewest first; those that leave the dice short of
         # a bombing (even after Toronto) do not depend on the fallback, so their sum is shared
         # by every fallback (the cluster asks for one per city); Detroit always needs it
@@ -497,35 +498,33 @@ class TurnSolver:
             free_key = (h, r, n, k, goal, None, toronto)
             free = self._roll.get(free_key)
             if free is None:
-                free = self._reroll_sum(h, r, n, k, goal, None, toronto, outcomes[:split], _ZERO)
+                free = self._reroll_sum(kept, outcomes[:split], goal, None, toronto, _ZERO)
                 self._roll[free_key] = free
             total = free
-        total = self._reroll_sum(h, r, n, k, goal, fallback, toronto, outcomes[split:], total)
+        total = self._reroll_sum(kept, outcomes[split:], goal, fallback, toronto, total)
         self._roll[key] = total
         return total
 
     def _reroll_sum(
         self,
-        h: int,
-        r: int,
-        n: int,
-        k: int,
+        kept: tuple[int, int, int],
+        outcomes: Sequence[tuple[int, int, int, float]],
         goal: int,
         context: tuple[float, int] | None,
         toronto: bool,
-        outcomes: Sequence[tuple[int, int, int, float]],
         start: Vec,
     ) -> Vec:
-        """``start`` plus these outcomes of rerolling ``k`` heads, each weighted by its chance.
+        """``start`` plus these outcomes of a reroll added to the ``kept`` dice, each weighted
+        by its chance.
 
         The solver's hottest loop: _post_node's memo is read here directly (``context`` is
         the fallback where it matters, else None: the memo's own key) and the sums are kept in
         locals (the same additions as :func:`_add`)."""
         post = self._post
-        kept = h - k
+        h, r, n = kept
         v0, v1, v2, v3 = start
         for a, b, c, p in outcomes:
-            hh, rr, nn = kept + a, r + b, n + c
+            hh, rr, nn = h + a, r + b, n + c
             vec = post.get((hh, rr, nn, goal, context, toronto, False))
             if vec is None:
                 vec = self._post_node(hh, rr, nn, goal, context or (0.0, 0), toronto, False)
