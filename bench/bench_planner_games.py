@@ -33,6 +33,8 @@ def main() -> None:
     parser.add_argument("--rule", choices=("default", "subset"), default="default")
     parser.add_argument("--search", action="store_true", help="the first seat plays search")
     args = parser.parse_args()
+    if args.games < 1:
+        parser.error("--games must be at least 1")
     reroll = RerollRule.SUBSET if args.rule == "subset" else RerollRule.ALL
     variant = Variant(players=args.players, reroll=reroll)
     digest = hashlib.sha256()
