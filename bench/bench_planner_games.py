@@ -8,7 +8,7 @@ figure, time this script against a checkout of the earlier commit, e.g.
 -- .venv/bin/python bench/bench_planner_games.py``.
 
 Run: .venv/bin/python bench/bench_planner_games.py [--games 20] [--seed 4] [--players 3]
-[--rule default|subset] [--search]
+[--rule default|subset] (2-6 players) [--search]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=4)
-    parser.add_argument("--players", type=int, default=3, choices=range(2, 6))
+    parser.add_argument("--players", type=int, default=3, choices=range(2, 7))
     parser.add_argument("--rule", choices=("default", "subset"), default="default")
     parser.add_argument("--search", action="store_true", help="the first seat plays search")
     args = parser.parse_args()
