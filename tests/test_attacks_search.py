@@ -12,6 +12,7 @@ import pytest
 from marsdice.attacks import Phase, State, Variant, new_game
 from marsdice.attacks import actions as act
 from marsdice.attacks.game import GAME
+from marsdice.attacks.state import as_state
 from marsdice.bots import make_bot
 from marsdice.bots.attacks_planner import (
     CLOSING,
@@ -236,3 +237,15 @@ def test_the_search_values_an_extra_turn_at_twice_the_planners_value() -> None:
                 assert b == a
         changed += search.choose(state) != PlannerBot(closing=CLOSING).choose(state)
     assert changed >= 1
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.01, 0.5])
+def test_a_rollout_scores_the_win_plus_the_lead_weight_times_the_final_lead(weight: float) -> None:
+    rng = random.Random(5)
+    final = as_state(
+        play_out(GAME.start(Variant(players=3), rng), [PlannerBot().choose] * 3, rng).final
+    )
+    for seat in range(3):
+        lead = final.scores[seat] - max(v for i, v in enumerate(final.scores) if i != seat)
+        result = SearchBot(lead=weight)._rollout(final, seat, random.Random(1))
+        assert result == pytest.approx(final.returns()[seat] + weight * lead)

@@ -17,9 +17,9 @@ measures that chance:
    rule-of-thumb bot for every seat. All candidates of one sample share the dice (common
    random numbers), so their difference is measured with much less noise than their values.
 4. **Choice**: the candidate with the highest mean result (a win counts 1, shared wins a
-   share, plus a small term for the final lead in VP so that near-ties are broken towards
-   the better position); the planner's own choice wins ties and keeps its place unless
-   another candidate beats it by :attr:`SearchBot.margin`.
+   share, plus :attr:`SearchBot.lead` for each VP of final lead so that near-ties are
+   broken towards the better position); the planner's own choice wins ties and keeps its
+   place unless another candidate beats it by :attr:`SearchBot.margin`.
 
 Every other decision is the planner's (the turn solver is exact for a given target). The
 planner it searches over, and plays its own turns with, has **end-aware values**
@@ -80,6 +80,7 @@ class SearchBot:
         horizon: int = HORIZON,
         closing: float | None = CLOSING,
         extra_turn: float = SEARCH_EXTRA_TURN,
+        lead: float = LEAD,
     ) -> None:
         if rollouts < 1 or candidates < 1:
             raise ValueError("the search needs at least one rollout and one candidate")
@@ -88,6 +89,7 @@ class SearchBot:
         self.candidates = candidates
         self.margin = margin
         self.horizon = horizon
+        self.lead = lead
         self.planner = PlannerBot(closing=closing, extra_turn=extra_turn)
         self.fast = HeuristicBot()
 
@@ -144,7 +146,7 @@ class SearchBot:
         scores = state.scores
         lead = scores[seat] - max(v for i, v in enumerate(scores) if i != seat)
         won = state.returns()[seat] if state.is_terminal else 0.0
-        return won + LEAD * lead
+        return won + self.lead * lead
 
 
 def captures_to_end(state: State) -> int:
