@@ -9,29 +9,17 @@ Run: .venv/bin/python bench/bench_search_anatomy.py [--games 300] [--seed 94]
 from __future__ import annotations
 
 import argparse
-import random
 from collections import Counter
-from typing import Any
 
-from bench_search_screen import LINEUP  # the tournament's seating (run from bench/)
-from marsdice.attacks.game import GAME
+from bench_search_screen import search_seat, seated_game  # the tournament's games (run from bench/)
 from marsdice.attacks.state import as_state
-from marsdice.attacks.variant import Variant
-from marsdice.bots.attacks_planner import PlannerBot
 from marsdice.bots.attacks_search import SearchBot
-from marsdice.core.game import Step, play_out
+from marsdice.core.game import Step
 
 
 def anatomy(index: int, seed: int) -> tuple[str, str, str]:
     """Game ``index``: (who triggered the end, the search seat's standing then, its result)."""
-    shift = index % len(LINEUP)
-    seats = LINEUP[shift:] + LINEUP[:shift]
-    rng = random.Random(f"{seed}:{index}")
-    bots: list[Any] = []
-    for name in seats:
-        bot_seed = rng.randrange(2**32)
-        bots.append(SearchBot(seed=bot_seed) if name == "search" else PlannerBot(seed=bot_seed))
-    where = seats.index("search")
+    where = search_seat(index)
     found: dict[str, str] = {}
 
     def on_step(step: Step) -> None:
@@ -43,8 +31,7 @@ def anatomy(index: int, seed: int) -> tuple[str, str, str]:
         best = max(v for seat, v in enumerate(after.scores) if seat != where)
         found["then"] = "ahead" if mine > best else "level" if mine == best else "behind"
 
-    start = GAME.start(Variant(players=3), rng)
-    final = play_out(start, [bot.choose for bot in bots], rng, on_step=on_step).final
+    final, _ = seated_game(index, seed, lambda bot_seed: SearchBot(seed=bot_seed), on_step)
     share = final.returns()[where]
     result = "win" if share >= 1 else "shared" if share > 0 else "loss"
     return found.get("by", "nobody"), found.get("then", "-"), result

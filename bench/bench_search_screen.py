@@ -29,7 +29,7 @@ from marsdice.attacks.state import as_state
 from marsdice.attacks.variant import Variant
 from marsdice.bots.attacks_planner import EXTRA_TURN, PlannerBot
 from marsdice.bots.attacks_search import SearchBot, captures_to_end
-from marsdice.core.game import GameState, play_out
+from marsdice.core.game import GameState, Step, play_out
 from marsdice.tournament import Z95, wilson_interval
 
 LINEUP = ("planner", "planner", "search")
@@ -53,11 +53,33 @@ class Timed:
         return move
 
 
+def _lineup(index: int) -> tuple[str, ...]:
+    """The seats of game ``index``: the tournament rotates the lineup from game to game."""
+    shift = index % len(LINEUP)
+    return LINEUP[shift:] + LINEUP[:shift]
+
+
+def search_seat(index: int) -> int:
+    """The search's seat in game ``index``."""
+    return _lineup(index).index("search")
+
+
 def seat_game(index: int, seed: int, make: Callable[[int], Any]) -> float:
     """Game ``index`` as the tournament plays it, with ``make(bot_seed)`` in the search's seat
     and planners in the others; that seat's return."""
-    shift = index % len(LINEUP)
-    seats = LINEUP[shift:] + LINEUP[:shift]
+    final, where = seated_game(index, seed, make)
+    return float(final.returns()[where])
+
+
+def seated_game(
+    index: int,
+    seed: int,
+    make: Callable[[int], Any],
+    on_step: Callable[[Step], None] | None = None,
+) -> tuple[GameState, int]:
+    """Game ``index`` as the tournament plays it (see :func:`seat_game`), each step passed to
+    ``on_step``: the final state and the search's seat."""
+    seats = _lineup(index)
     rng = random.Random(f"{seed}:{index}")
     bots: list[Any] = []
     where = -1
@@ -69,8 +91,7 @@ def seat_game(index: int, seed: int, make: Callable[[int], Any]) -> float:
         else:
             bots.append(PlannerBot(seed=bot_seed))
     start = GAME.start(Variant(players=3), rng)
-    final = play_out(start, [bot.choose for bot in bots], rng).final
-    return float(final.returns()[where])
+    return play_out(start, [bot.choose for bot in bots], rng, on_step=on_step).final, where
 
 
 def play(index: int, seed: int, settings: dict[str, Any], times: list[tuple[float, bool]]) -> float:

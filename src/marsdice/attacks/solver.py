@@ -400,9 +400,13 @@ class TurnSolver:
         # 3. the statistics of that play: the same cycle, with the choices fixed
         vecs: dict[int, Vec] = dict(stops)
 
+        def leaves(other: int, back: Vec | None) -> bool:
+            """Whether coming back takes the way out of the cycle (under the values)."""
+            return other not in live or (back is not None and back[0] >= value[other])
+
         def row_vec(g: int, row: int) -> Vec:
             _k, other, p_back, rest, back = options[g][row]
-            if other not in live or (back is not None and back[0] >= value[other]):
+            if leaves(other, back):
                 assert back is not None
                 return _add(rest, back, p_back)
             return _add(rest, vecs[other], p_back)
@@ -416,7 +420,7 @@ class TurnSolver:
                 steps.append((g, stops[g], stops[g], 0.0, g))
                 continue
             _k, other, p_back, rest, back = options[g][row]
-            if other not in live or (back is not None and back[0] >= value[other]):
+            if leaves(other, back):
                 steps.append((g, row_vec(g, row), rest, p_back, other))
             else:
                 steps.append((g, None, rest, p_back, other))
@@ -491,7 +495,7 @@ class TurnSolver:
         # by every fallback (the cluster asks for one per city); Detroit always needs it
         if self.goals[goal].detroit:
             split = 0
-            total = (0.0, 0.0, 0.0, 0.0)
+            total = _ZERO
         else:
             near = self.limit - (1 if toronto else 0)
             split = first_with[min(max(near - n, 0), k + 1)]
