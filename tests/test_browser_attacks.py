@@ -55,10 +55,8 @@ WATCH_DICE = """() => {
   }).observe(document.body, { subtree: true, childList: true });
 }"""
 STILL = "() => window.__dice.length > 0 && window.__dice.every((name) => name === 'none')"
-ROLLING = (
-    "() => [...document.querySelectorAll('.atk-dice .die.rolling')]"
-    ".some(d => getComputedStyle(d).animationName === 'atk-roll')"
-)
+#: some die drawn since WATCH_DICE rolled in with the board's animation
+ROLLED = "() => window.__dice.includes('atk-roll')"
 ACTED = (
     "() => document.querySelector('.end-panel:not([hidden])') !== null"
     " || document.querySelector('button[data-action]:not([disabled])') !== null"
@@ -307,8 +305,12 @@ def test_dice_roll_visibly(browser: Any, server: Server) -> None:
     )
     page = seated_page(browser, server, table["id"], 0, reduced_motion=False)
     page.goto(f"/t/{table['id']}")
+    page.wait_for_selector(".atk-board .atk-stack")
+    # recorded as drawn: the roll may end the turn and the bot's turn replace its dice
+    # before a poll would see them
+    page.evaluate(WATCH_DICE)
     page.locator(ENABLED).first.click()
-    page.wait_for_function(ROLLING)
+    page.wait_for_function(ROLLED)
     assert not page.errors, page.errors
     page.context.close()
 
