@@ -20,9 +20,11 @@ import time
 
 from marsdice.attacks import RerollRule, Variant
 from marsdice.attacks.game import GAME
+from marsdice.attacks.state import as_state
 from marsdice.bots.attacks_planner import PlannerBot
 from marsdice.bots.attacks_search import SearchBot
 from marsdice.bots.base import Bot
+from marsdice.core.game import play_steps
 
 
 def main() -> None:
@@ -45,14 +47,11 @@ def main() -> None:
         if args.search:
             bots[0] = SearchBot(seed=index)
         state = GAME.start(variant, rng)
-        while not state.is_terminal:
-            if state.is_chance_node:
-                state = state.apply(state.sample_chance(rng))
-            else:
-                action = bots[state.seat].choose(state)
-                digest.update(repr(action).encode())
-                state = state.apply(action)
-        digest.update(repr(state.scores).encode())
+        for step in play_steps(state, [bot.choose for bot in bots], rng):
+            if not step.before.is_chance_node:
+                digest.update(repr(step.action).encode())
+            state = step.after
+        digest.update(repr(as_state(state).scores).encode())
     seconds = time.process_time() - start
     print(
         f"{args.games} games ({args.players} players, {args.rule} rerolls"

@@ -114,6 +114,8 @@ class TurnSolver:
         self._post: dict[tuple[object, ...], Vec] = {}
         self._judged: dict[tuple[object, ...], Vec] = {}
         self._roll: dict[tuple[object, ...], Vec] = {}
+        #: a reroll's outcomes that cannot bomb, summed once for every fallback
+        self._free: dict[tuple[object, ...], Vec] = {}
         self._restart: Vec | None = None
 
     # -- the public questions --
@@ -349,29 +351,27 @@ class TurnSolver:
             return value[other] if back is None else max(back[0], value[other])
 
         # 1. the values, by Gauss-Seidel iteration on floats (``again`` inlined: this loop
-        # is the solver's second hottest)
+        # is the solver's second hottest). Per point: the best of stopping and of the rerolls
+        # that leave the cycle, worked out once, and the rerolls that may come back into it
         value = {g: stops[g][0] for g in cities}
-        sweep = [
-            (
-                g,
-                stops[g][0],
-                [
-                    (rest[0], p_back, other, other in live, None if back is None else back[0])
-                    for _k, other, p_back, rest, back in options[g]
-                ],
-            )
-            for g in cities
-        ]
+        sweep: list[tuple[int, float, list[tuple[float, float, int, float | None]]]] = []
+        for g in cities:
+            best = stops[g][0]
+            rows: list[tuple[float, float, int, float | None]] = []
+            for _k, other, p_back, rest, back in options[g]:
+                back0 = None if back is None else back[0]
+                if other in live:
+                    rows.append((rest[0], p_back, other, back0))
+                else:
+                    assert back0 is not None
+                    best = max(best, rest[0] + p_back * back0)
+            sweep.append((g, best, rows))
         for _ in range(500):
             change = 0.0
             for g, best, rows in sweep:
-                for rest0, p_back, other, cycles, back0 in rows:
-                    if cycles:
-                        back_value = value[other]
-                        if back0 is not None and back0 > back_value:
-                            back_value = back0
-                    else:
-                        assert back0 is not None
+                for rest0, p_back, other, back0 in rows:
+                    back_value = value[other]
+                    if back0 is not None and back0 > back_value:
                         back_value = back0
                     v = rest0 + p_back * back_value
                     if v > best:
@@ -499,11 +499,11 @@ class TurnSolver:
         else:
             near = self.limit - (1 if toronto else 0)
             split = first_with[min(max(near - n, 0), k + 1)]
-            free_key = (h, r, n, k, goal, None, toronto)
-            free = self._roll.get(free_key)
+            free_key = (h, r, n, k, goal, toronto)
+            free = self._free.get(free_key)
             if free is None:
                 free = self._reroll_sum(kept, outcomes[:split], goal, None, toronto, _ZERO)
-                self._roll[free_key] = free
+                self._free[free_key] = free
             total = free
         total = self._reroll_sum(kept, outcomes[split:], goal, fallback, toronto, total)
         self._roll[key] = total
