@@ -714,3 +714,18 @@ def test_a_clone_and_its_original_part_ways_and_a_refused_move_changes_nothing(
     assert str(state) == before and state.moves == moves
     state.apply_action(legal[0])
     assert state.moves == moves + 1 and state.history() == [*clone.history()[:-1], legal[0]]
+
+
+def test_a_game_that_never_asks_keeps_no_old_states() -> None:
+    """The trail keeps each step's action; the states around it are replayed when a line is
+    first asked for (a random game that never asks keeps only its current state alive)."""
+    game = pyspiel.load_game(ATTACKS, {"players": 2})
+    state = _play(game.new_initial_state(), random.Random(8), 40)
+    trail = state.trail
+    assert trail is not None and len(trail.steps) > 20
+    assert all(step.before is None and step.after is None for step in trail.steps)
+    assert trail.now is state.state
+    text = state.information_state_string(1)
+    assert all(step.after is not None for step in trail.steps)
+    assert trail.steps[-1].after == state.state
+    assert text == _replayed(game, state).information_state_string(1)

@@ -799,23 +799,30 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
 
 
 class _Step:
-    """One engine step of a :class:`Trail`, with each player's line once asked for."""
+    """One engine step of a :class:`Trail`: its action, with the states around it and each
+    player's line once asked for (a random game that never asks keeps no states alive)."""
 
     __slots__ = ("action", "after", "before", "seen")
 
-    def __init__(self, before: GameState, action: Action, after: GameState) -> None:
-        self.before = before
+    def __init__(
+        self, action: Action, before: GameState | None = None, after: GameState | None = None
+    ) -> None:
         self.action = action
+        self.before = before
         self.after = after
         #: per player: the step as it saw it (redacted move, memo of its view after)
-        self.seen: dict[int, tuple[str, JSON]] = {}
+        self.seen: dict[int, tuple[str, JSON]] | None = None
 
     def line(self, game: Game, player: int) -> tuple[str, JSON]:
-        known = self.seen.get(player)
+        seen = self.seen
+        if seen is None:
+            seen = self.seen = {}
+        known = seen.get(player)
         if known is None:
+            assert self.before is not None and self.after is not None  # Trail.played
             memo = game.memo(game.observe(self.after, player))
             text = game.redact(self.before, self.action, player)
-            known = self.seen[player] = (text, memo)
+            known = seen[player] = (text, memo)
         return known
 
 
@@ -832,9 +839,12 @@ class Trail:
 
     Its steps are the first ``length`` of a list that trails grown from it share and only
     ever append to (a step costs one append, not a copy of the steps before); a trail
-    grown from one that already grew starts a list of its own."""
+    grown from one that already grew starts a list of its own. A step keeps its action
+    only; the states around it are replayed from the opening the first time a line is
+    asked for (the engine is deterministic, chance being moves too), so that playing on
+    without asking keeps no old state alive. ``now`` is the state after the last step."""
 
-    __slots__ = ("length", "log", "prefix", "start")
+    __slots__ = ("length", "log", "now", "prefix", "start")
 
     def __init__(
         self,
@@ -842,23 +852,45 @@ class Trail:
         steps: Sequence[_Step] = (),
         prefix: tuple[tuple[tuple[str, JSON], ...], JSON] | None = None,
         log: list[_Step] | None = None,
+        now: GameState | None = None,
     ) -> None:
         self.start = start
         self.log = list(steps) if log is None else log
         self.length = len(self.log)
         #: (the steps before ``start`` as seen, the memo of the opening) or None
         self.prefix = prefix
+        self.now: GameState = start if now is None else now
+        if now is None and self.length:
+            self.now = self._last()
 
     @property
     def steps(self) -> tuple[_Step, ...]:
         return tuple(self.log[: self.length])
 
+    def played(self) -> list[_Step]:
+        """The steps with their states, replayed where not yet known."""
+        steps = self.log[: self.length]
+        state = self.start
+        for step in steps:
+            if step.after is None:
+                step.before = state
+                step.after = state.apply(step.action)
+            state = step.after
+        return steps
+
+    def _last(self) -> GameState:
+        """The state after the last step (replayed if need be)."""
+        after = self.played()[-1].after
+        assert after is not None
+        return after
+
     def extend(self, before: GameState, action: Action, after: GameState) -> Trail:
+        del before  # the state after the previous step (replayed when asked for)
         log = self.log
         if len(log) != self.length:  # a trail already grew from this one
             log = log[: self.length]
-        log.append(_Step(before, action, after))
-        return Trail(self.start, prefix=self.prefix, log=log)
+        log.append(_Step(action))
+        return Trail(self.start, prefix=self.prefix, log=log, now=after)
 
     def __deepcopy__(self, memo: dict[int, object]) -> Trail:
         del memo
@@ -875,7 +907,7 @@ class Trail:
         else:
             opening = self.prefix[1]
             earlier = list(self.prefix[0])
-        return opening, earlier + [step.line(game, player) for step in self.steps]
+        return opening, earlier + [step.line(game, player) for step in self.played()]
 
     def text(self, game: Game, player: int) -> str:
         """The information state string: the opening's memo, each move and memo, one line
@@ -907,23 +939,15 @@ class Trail:
         opening, lines = self._seen(game, player)
         return Trail(sample, (), (tuple(lines), opening))
 
-    @property
-    def now(self) -> GameState:
-        return self.log[self.length - 1].after if self.length else self.start
-
 
 def _rebuild_trail(
     start: GameState,
     actions: tuple[Action, ...],
     prefix: tuple[tuple[tuple[str, JSON], ...], JSON] | None,
 ) -> Trail:
-    steps = []
-    state = start
-    for action in actions:
-        after = state.apply(action)
-        steps.append(_Step(state, action, after))
-        state = after
-    return Trail(start, tuple(steps), prefix)
+    """An unpickled trail, its states replayed at once (an action that does not play raises
+    here, not later)."""
+    return Trail(start, tuple(_Step(action) for action in actions), prefix)
 
 
 def _compact(value: JSON) -> str:

@@ -792,7 +792,6 @@ def _deck(cards: tuple[Card, ...]) -> tuple[tuple[Draw, str], ...]:
 
 
 @cache
-@cache
 def _share(count: int) -> Fraction:
     """One draw's chance among ``count`` cards (made once per count: a Fraction costs
     microseconds to build, and the deal asks at every card)."""
