@@ -160,6 +160,109 @@ def test_each_statistic_is_the_value_of_a_turn_that_pays_exactly_it(
             assert paid[0] == pytest.approx(paid[_STATISTIC[statistic]], abs=1e-9)
 
 
+def _rolls(dice: int) -> list[tuple[int, int, int, float]]:
+    """Every (heads, ray guns, nukes) of ``dice`` fair three-faced dice, with its chance."""
+    return [
+        (a, b, dice - a - b, comb(dice, a) * comb(dice - a, b) / 3**dice)
+        for a in range(dice + 1)
+        for b in range(dice - a + 1)
+    ]
+
+
+def _brute_force_turn(problem: Problem) -> list[float]:
+    """The best expected value of declaring each goal, for a turn without abilities and
+    with the whole turn lost to a bombing, worked out apart from the solver: backward over
+    the dice locked so far (a reroll never unlocks one), and at each set of dice the values
+    of its reroll points, one per city, by plain iteration (all the rerolled dice showing
+    heads again come back to the same dice, with whichever target the reroll chose)."""
+    goals = problem.goals
+    cities = [g for g, goal in enumerate(goals) if goal.city]
+    dice_total = 10
+    decide: dict[tuple[int, int, int, int], float] = {}
+
+    def count(goal: Goal, h: int, r: int, n: int) -> int:
+        return {Symbol.RAY: r, Symbol.NUKE: n, Symbol.HEAD: h}[goal.symbol]
+
+    def judged(h: int, r: int, n: int, g: int) -> float:
+        goal = goals[g]
+        if goal.symbol is not Symbol.NUKE and n >= problem.limit:
+            return problem.bomb
+        if count(goal, h, r, n) >= goal.need:
+            return goal.capture
+        if goal.city and h > 0:
+            return decide[(h, r, n, g)]
+        return goal.place[count(goal, h, r, n)]
+
+    for locked in range(dice_total, -1, -1):
+        h = dice_total - locked
+        for r in range(locked + 1):
+            n = locked - r
+            points = [
+                g
+                for g in cities
+                if h > 0
+                and (goals[g].symbol is Symbol.NUKE or n < problem.limit)
+                and count(goals[g], h, r, n) < goals[g].need
+            ]
+            if not points:
+                continue
+            # each reroll (k heads, then target o): what the outcomes that lock a die give
+            moves = []
+            for k in range(1 if problem.subset else h, h + 1):
+                for o in cities:
+                    rest = sum(
+                        p * judged(h - k + a, r + b, n + c, o) for a, b, c, p in _rolls(k) if a < k
+                    )
+                    moves.append((rest, 3.0**-k, o))
+            for g in points:
+                decide[(h, r, n, g)] = goals[g].place[count(goals[g], h, r, n)]
+            for _ in range(200):
+                for g in points:
+                    stop = goals[g].place[count(goals[g], h, r, n)]
+                    decide[(h, r, n, g)] = max(
+                        [stop] + [rest + p * judged(h, r, n, o) for rest, p, o in moves]
+                    )
+    return [
+        sum(p * judged(a, b, c, g) for a, b, c, p in _rolls(dice_total)) for g in range(len(goals))
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    goals=st.lists(
+        st.tuples(
+            st.sampled_from([Symbol.RAY, Symbol.RAY, Symbol.NUKE, Symbol.HEAD]),
+            st.integers(1, 10),
+            st.floats(0.0, 10.0),
+            st.lists(st.floats(-1.0, 4.0), min_size=10, max_size=10),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    limit=st.integers(1, 8),
+    bomb=st.floats(-2.0, 2.0),
+    subset=st.booleans(),
+)
+def test_the_solver_finds_the_best_turn_a_brute_force_search_finds(
+    goals: list[tuple[Symbol, int, float, list[float]]], limit: int, bomb: float, subset: bool
+) -> None:
+    """Whatever the ends are worth (progress worth less than none, even), the value of
+    each target is the best a plain backward search over every line of play finds."""
+    problem = Problem(
+        tuple(
+            Goal(g, symbol, need, symbol is not Symbol.HEAD, capture, tuple(place[:need]))
+            for g, (symbol, need, capture, place) in enumerate(goals)
+        ),
+        limit=limit,
+        last_roll=False,
+        subset=subset,
+        bomb=bomb,
+    )
+    solver = TurnSolver(problem)
+    for g, best in enumerate(_brute_force_turn(problem)):
+        assert solver.target_value(g).value == pytest.approx(best, abs=1e-9)
+
+
 @pytest.mark.parametrize(
     ("settings", "owned", "turns"),
     [
