@@ -729,22 +729,3 @@ def test_a_game_that_never_asks_keeps_no_old_states() -> None:
     assert all(step.after is not None for step in trail.steps)
     assert trail.steps[-1].after == state.state
     assert text == _replayed(game, state).information_state_string(1)
-
-
-@pytest.mark.parametrize("players", [2, 5])
-def test_each_deal_is_encoded_as_if_afresh(players: int) -> None:
-    """A deal's outcomes are built from the previous card's (less the card dealt) when the
-    engine's are those: the same pairs, actions and moves as built from the engine alone."""
-    game = pyspiel.load_game(ATTACKS, {"players": players})
-    config = game.config
-    rng = random.Random(players)
-    for _ in range(3):
-        state = game.new_initial_state()
-        while state.state is None:
-            kept = state.chance_outcomes()
-            fresh = config.setup_moves_after(state.dealt)
-            assert kept == fresh.pairs and state.legal_actions() == fresh.actions
-            assert state._n.encoded.by_index == fresh.by_index
-            assert len(kept) == 29 - len(state.dealt)
-            state.apply_action(rng.choice(kept)[0])
-        assert len(state.dealt) == 4 * players

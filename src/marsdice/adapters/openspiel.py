@@ -223,19 +223,12 @@ class _Config:
         self.setup_kept[id(outcome)] = outcome  # so that its id names no other object
         return index
 
-    def setup_moves_after(
-        self, dealt: Sequence[Action], before: _Moves | None = None, index: int = -1
-    ) -> _Moves:
+    def setup_moves_after(self, dealt: Sequence[Action]) -> _Moves:
         """The next setup move's encoded outcomes after ``dealt`` (none: the setup is
         complete). Built at every deal (the deals differ), so built with few Python
-        steps per outcome; from ``before`` (the outcomes the last card, ``index``, was
-        dealt from) when the engine's outcomes are those less that card, at one chance."""
+        steps per outcome."""
         outcomes = self.game.setup_outcomes(self.variant, dealt)
         moves = list(map(_INDEX, outcomes))
-        if before is not None and len(moves) == len(before.by_index) - 1:
-            made = before.uniform_without(index, outcomes, moves)
-            if made is not None:
-                return made
         probabilities = list(map(_PROBABILITY, outcomes))
         codes = self.setup_codes
         try:
@@ -346,28 +339,6 @@ class _Moves:
         made.by_index = dict(zip(indices, moves, strict=True))
         made.actions = sorted(made.by_index)
         made.pairs = list(zip(made.actions, repeat(chance)))
-        return made
-
-    def uniform_without(
-        self, index: int, outcomes: Sequence[tuple[Action, Any]], moves: list[Action]
-    ) -> _Moves | None:
-        """These uniform outcomes less the one of ``index``, if ``outcomes`` (their moves
-        ``moves``) are exactly those in the same order, each at one chance; else ``None``."""
-        gone = self.by_index.get(index)
-        if gone is None or not outcomes:
-            return None
-        expected = list(map(_INDEX, self.source))  # type: ignore[call-overload]
-        expected.remove(gone)
-        chance = outcomes[0][1]
-        if moves != expected or list(map(_PROBABILITY, outcomes)).count(chance) != len(moves):
-            return None
-        made = _NEW_MOVES(_Moves)
-        made.source = outcomes
-        made.by_index = by_index = self.by_index.copy()
-        del by_index[index]
-        made.actions = actions = self.actions.copy()
-        actions.remove(index)
-        made.pairs = list(zip(actions, repeat(float(chance))))
         return made
 
 
@@ -662,7 +633,7 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
             if move is None:
                 move = self._setup_outcome(action)  # raises: not a card to deal now
             n.played += 1
-            self._deal(move, action)
+            self._deal(move)
             return
         if move is None:  # not legal here: the engine says why
             game = self.owner.game
@@ -680,13 +651,12 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         if n.trail is not None:
             n.trail = n.trail.extend(state, move, after)
 
-    def _deal(self, move: Action, index: int) -> None:
-        """A move of the hidden setup (chance index ``index``); the opening once it is all
-        dealt."""
+    def _deal(self, move: Action) -> None:
+        """A move of the hidden setup; the opening once it is all dealt."""
         config = self.owner
         n = self._n
         n.dealt = dealt = _Dealt((*n.dealt, move))
-        after_deal = config.setup_moves_after(dealt, n.encoded, index)
+        after_deal = config.setup_moves_after(dealt)
         if after_deal.actions:
             n.start(None)
             n.encoded = after_deal
