@@ -161,7 +161,9 @@ def test_each_statistic_is_the_value_of_a_turn_that_pays_exactly_it(
 
 
 def _rolls(dice: int) -> list[tuple[int, int, int, float]]:
-    """Every (heads, ray guns, nukes) of ``dice`` fair three-faced dice, with its chance."""
+    """Every (heads, ray guns, nukes) of ``dice`` fair three-faced dice, with its chance
+    (written out here rather than taken from ``core.dice``, which the solver uses: the
+    brute force below shares nothing with what it checks)."""
     return [
         (a, b, dice - a - b, comb(dice, a) * comb(dice - a, b) / 3**dice)
         for a in range(dice + 1)
@@ -214,24 +216,24 @@ def _brute_force_turn(
             ]
             # per point, each reroll (k heads, then target o): what the outcomes that lock a
             # die give, the chance of coming back, and the target it comes back with
+            stops = {g: goals[g].place[count(goals[g], h, r, n)] for g in points}
+            before = {g: kept(g, h, r, n) for g in points}
             moves: dict[int, list[tuple[float, float, int]]] = {g: [] for g in points}
             for g in points:
-                before = kept(g, h, r, n)
                 for k in range(1 if problem.subset else h, h + 1):
                     for o in cities:
                         rest = sum(
-                            p * judged(h - k + a, r + b, n + c, o, before)
+                            p * judged(h - k + a, r + b, n + c, o, before[g])
                             for a, b, c, p in _rolls(k)
                             if a < k
                         )
                         moves[g].append((rest, 3.0**-k, o))
-                decide[(h, r, n, g)] = goals[g].place[count(goals[g], h, r, n)]
+                decide[(h, r, n, g)] = stops[g]
             for _ in range(200):
                 for g in points:
-                    stop = goals[g].place[count(goals[g], h, r, n)]
-                    before = kept(g, h, r, n)
                     decide[(h, r, n, g)] = max(
-                        [stop] + [rest + p * judged(h, r, n, o, before) for rest, p, o in moves[g]]
+                        [stops[g]]
+                        + [rest + p * judged(h, r, n, o, before[g]) for rest, p, o in moves[g]]
                     )
     first = [
         sum(p * judged(a, b, c, g, 0.0) for a, b, c, p in _rolls(dice_total))

@@ -649,7 +649,7 @@ class MarsDiceState(pyspiel.State):  # type: ignore[misc]
         n.encoded = None
         n._cache = None
         if n.trail is not None:
-            n.trail = n.trail.extend(state, move, after)
+            n.trail = n.trail.extend(move, after)
 
     def _deal(self, move: Action) -> None:
         """A move of the hidden setup; the opening once it is all dealt."""
@@ -859,9 +859,9 @@ class Trail:
         self.length = len(self.log)
         #: (the steps before ``start`` as seen, the memo of the opening) or None
         self.prefix = prefix
-        self.now: GameState = start if now is None else now
-        if now is None and self.length:
-            self.now = self._last()
+        if now is None:
+            now = self._last() if self.length else start
+        self.now: GameState = now
 
     @property
     def steps(self) -> tuple[_Step, ...]:
@@ -884,8 +884,8 @@ class Trail:
         assert after is not None
         return after
 
-    def extend(self, before: GameState, action: Action, after: GameState) -> Trail:
-        del before  # the state after the previous step (replayed when asked for)
+    def extend(self, action: Action, after: GameState) -> Trail:
+        """This trail and one more step, ``action``, that led to ``after``."""
         log = self.log
         if len(log) != self.length:  # a trail already grew from this one
             log = log[: self.length]
