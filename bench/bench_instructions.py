@@ -1,0 +1,146 @@
+"""Instructions per move of the drivers of ``bench_adapters.py``, counted by valgrind's
+callgrind instead of timed (not a test; the figures in ``docs/research.md`` come from it).
+
+Why: on this shared machine the same work timed twice can differ by a third, and two
+machines of the same kind put the adapter's ratios on either side of a target. An
+instruction count is the same on every run and every machine of one build, whatever else
+the machine is doing, so it tells a change of the code from a change of the machine. It is
+not time: an instruction of the interpreter's loop and one of OpenSpiel's C++ differ in
+cost, so the ratios here are a fixed reference for before/after comparisons of the same
+driver, and the targets stay read against ``bench_adapters.py``'s moves per second.
+
+Each driver (OpenSpiel's C++ ``pig``, each engine driven directly, each game through the
+OpenSpiel adapter: the very loops of ``bench_adapters.py``) runs in a child process under
+callgrind twice, once with no moves and once with ``--moves``, after the same warm-up
+(``bench_adapters.py``'s); the difference over the moves made is the driver's instructions
+per move (start-up, imports and warm-up cancel out; ``pig`` makes five times as many
+moves). ``PYTHONHASHSEED`` is fixed so that both runs hash alike, and numpy's OpenBLAS
+keeps to one thread (its idle threads spin, a few million instructions that varied from
+run to run and were the only difference between two counts of the same child). The
+children run ``--jobs`` at a time: counting instructions, they do not disturb each other.
+
+Two runs of one tree print the same counts to the instruction. To compare another
+revision, put its sources first on the path: ``git worktree add /tmp/old REV`` and
+``PYTHONPATH=/tmp/old/src`` before the command (the children inherit it); a different tree
+shifts even an unchanged driver by up to about 0.5% (another memory layout), so smaller
+differences between trees are not the code's.
+
+Run: .venv/bin/python bench/bench_instructions.py [--moves 5000] [--seed 1] [--jobs 2]
+(about a minute and a half on two cores at the default)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: the drivers, as ``bench_adapters.py`` names them in its tables
+DRIVERS = ("pig", "martian engine", "martian adapter", "attacks engine", "attacks adapter")
+_COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+#: ``pig``'s moves per move of the others (as ``bench_adapters.py``: its moves are cheap)
+PIG_SHARE = 5
+
+
+def drive(driver: str, moves: int, seed: int) -> int:
+    """In the child: the warm-up, then ``moves`` moves of ``driver`` (whole games); the moves
+    made."""
+    sys.path.insert(0, str(HERE))
+    import pyspiel
+
+    import bench_adapters as bench
+    import marsdice.adapters.openspiel  # noqa: F401  (registers the games)
+
+    if driver == "pig":
+        pig = pyspiel.load_game("pig", {"players": 2, "winscore": 100})
+        bench.openspiel_moves(pig, 1_000, seed - 1)
+        return bench.openspiel_moves(pig, PIG_SHARE * moves, seed)[0] if moves else 0
+    name, kind = driver.split()
+    if kind == "adapter":
+        game = pyspiel.load_game(f"python_marsdice_{name}", {"players": 2})
+        bench.openspiel_moves(game, 2_000, seed - 1)  # the encoded chance lists, as the bench
+        return bench.openspiel_moves(game, moves, seed)[0] if moves else 0
+    bench.engine_moves(name, {"players": 2}, 2_000, seed - 1)
+    return bench.engine_moves(name, {"players": 2}, moves, seed)[0] if moves else 0
+
+
+def count(driver: str, moves: int, seed: int) -> tuple[int, int]:
+    """Run one child under callgrind: (instructions it executed, moves it made)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={scratch}/out",
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            driver,
+            "--moves",
+            str(moves),
+            "--seed",
+            str(seed),
+        ]
+        # numpy's OpenBLAS threads spin while they wait, a count that varies from run to run
+        env = {**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        tail = done.stderr.strip().splitlines()[-3:]
+        raise SystemExit(f"bench_instructions: {driver} failed: {' / '.join(tail)}")
+    return int(found.group(1)), int(json.loads(done.stdout.strip().splitlines()[-1])["moves"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=5_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--child", choices=DRIVERS, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps({"moves": drive(args.child, args.moves, args.seed)}))
+        return
+    if args.moves < 1:
+        parser.error(f"--moves must be at least 1, got {args.moves}")
+    if shutil.which("valgrind") is None:  # a bench that cannot count says so and stops
+        print("bench_instructions: skipped: valgrind is not installed (apt-get install valgrind)")
+        return
+    runs = [(driver, moves) for driver in DRIVERS for moves in (0, args.moves)]
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        counted = dict(
+            zip(runs, pool.map(lambda run: count(run[0], run[1], args.seed), runs), strict=True)
+        )
+    per_move: dict[str, float] = {}
+    for driver in DRIVERS:
+        base, _ = counted[(driver, 0)]
+        total, made = counted[(driver, args.moves)]
+        per_move[driver] = (total - base) / made
+    print(
+        f"instructions per move (callgrind), {args.moves:,} moves a driver "
+        f"(pig {PIG_SHARE * args.moves:,}), seed {args.seed}"
+    )
+    print(f"OpenSpiel C++ pig (2 players, to 100): {per_move['pig']:,.0f}")
+    print("| game | engine | adapter | adapter/engine | adapter/pig |")
+    print("|---|---:|---:|---:|---:|")
+    for name, title in (("martian", "Martian Dice"), ("attacks", "Mars Attacks")):
+        engine, adapter = per_move[f"{name} engine"], per_move[f"{name} adapter"]
+        print(
+            f"| {title}, 2 players | {engine:,.0f} | {adapter:,.0f} | {adapter / engine:.2f} | "
+            f"{adapter / per_move['pig']:.1f} |"
+        )
+    print(
+        "\n(instructions, not time: compare a driver with itself before and after a change;"
+        " the targets are read against bench_adapters.py)"
+    )
+
+
+if __name__ == "__main__":
+    main()
