@@ -35,7 +35,7 @@ import argparse
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import pyspiel
 
@@ -44,6 +44,14 @@ from marsdice.games import get_game
 
 #: the clock the drivers read (``--cpu``: CPU seconds)
 clock: Callable[[], float] = time.perf_counter
+#: OpenSpiel's C++ reference game and its parameters
+PIG: Final = ("pig", {"players": 2, "winscore": 100})
+#: pig's moves per move of the other drivers (its moves are cheap)
+PIG_SHARE: Final = 5
+#: our games as the drivers play them: name and parameters
+GAMES: Final = (("martian", {"players": 2}), ("attacks", {"players": 2}))
+#: moves played before the timing (of another seed) to build the adapters' encoded lists
+WARM_UP: Final = 2_000
 
 
 def openspiel_moves(game: Any, moves: int, seed: int) -> tuple[int, float]:
@@ -101,16 +109,16 @@ def main() -> None:
     clock = time.process_time if args.cpu else time.perf_counter
     rounds = max(1, args.rounds)
     share = max(1, args.moves // rounds)
-    pig = pyspiel.load_game("pig", {"players": 2, "winscore": 100})
-    games = [("martian", {"players": 2}), ("attacks", {"players": 2})]
+    pig = pyspiel.load_game(*PIG)
+    games = GAMES
     loaded = {name: pyspiel.load_game(f"python_marsdice_{name}", p) for name, p in games}
     for game in loaded.values():
-        openspiel_moves(game, 2_000, args.seed - 1)  # build the encoded chance lists
+        openspiel_moves(game, WARM_UP, args.seed - 1)  # build the encoded chance lists
     best: dict[str, float] = {}
     made: dict[str, tuple[int, float]] = {}  # over all rounds: each driver's moves and seconds
     for k in range(rounds):
         seed = args.seed + k
-        runs = {"pig": openspiel_moves(pig, share * 5, seed)}
+        runs = {"pig": openspiel_moves(pig, share * PIG_SHARE, seed)}
         for name, params in games:
             runs[f"{name} engine"] = engine_moves(name, params, share, seed)
             runs[f"{name} adapter"] = openspiel_moves(loaded[name], share, seed)
@@ -120,7 +128,8 @@ def main() -> None:
             made[key] = (total_moves + moves, total_seconds + elapsed)
     overall = {key: moves / elapsed for key, (moves, elapsed) in made.items()}
     clock_name = "CPU seconds" if args.cpu else "wall-clock seconds"
-    print(f"{rounds} rounds of {share:,} moves each per driver, pig {share * 5:,}; {clock_name}")
+    pig_moves = share * PIG_SHARE
+    print(f"{rounds} rounds of {share:,} moves each per driver, pig {pig_moves:,}; {clock_name}")
     for label, rate in (("all rounds", overall), ("best round", best)):
         pig_rate = rate["pig"]
         print(f"\n{label}: OpenSpiel C++ pig (2 players, to 100) {pig_rate:,.0f} moves/s")

@@ -42,34 +42,36 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pyspiel
+
+import bench_adapters as bench
+import marsdice.adapters.openspiel  # noqa: F401  (registers the games)
+from marsdice.games import get_game
+
 #: the drivers, as ``bench_adapters.py`` names them in its tables
-DRIVERS = ("pig", "martian engine", "martian adapter", "attacks engine", "attacks adapter")
+DRIVERS = (
+    "pig",
+    *(f"{name} {kind}" for name, _ in bench.GAMES for kind in ("engine", "adapter")),
+)
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
-#: ``pig``'s moves per move of the others (as ``bench_adapters.py``: its moves are cheap)
-PIG_SHARE = 5
 
 
 def drive(driver: str, moves: int, seed: int) -> int:
-    """In the child: the warm-up, then ``moves`` moves of ``driver`` (whole games); the moves
-    made."""
-    sys.path.insert(0, str(HERE))
-    import pyspiel
-
-    import bench_adapters as bench
-    import marsdice.adapters.openspiel  # noqa: F401  (registers the games)
-
+    """In the child: the warm-up (``bench_adapters.py``'s), then ``moves`` moves of
+    ``driver`` (whole games); the moves made."""
     if driver == "pig":
-        pig = pyspiel.load_game("pig", {"players": 2, "winscore": 100})
-        bench.openspiel_moves(pig, 1_000, seed - 1)
-        return bench.openspiel_moves(pig, PIG_SHARE * moves, seed)[0] if moves else 0
+        pig = pyspiel.load_game(*bench.PIG)
+        bench.openspiel_moves(pig, bench.WARM_UP, seed - 1)
+        return bench.openspiel_moves(pig, bench.PIG_SHARE * moves, seed)[0] if moves else 0
     name, kind = driver.split()
+    params = dict(bench.GAMES)[name]
     if kind == "adapter":
-        game = pyspiel.load_game(f"python_marsdice_{name}", {"players": 2})
-        bench.openspiel_moves(game, 2_000, seed - 1)  # the encoded chance lists, as the bench
+        game = pyspiel.load_game(f"python_marsdice_{name}", params)
+        bench.openspiel_moves(game, bench.WARM_UP, seed - 1)
         return bench.openspiel_moves(game, moves, seed)[0] if moves else 0
-    bench.engine_moves(name, {"players": 2}, 2_000, seed - 1)
-    return bench.engine_moves(name, {"players": 2}, moves, seed)[0] if moves else 0
+    bench.engine_moves(name, params, bench.WARM_UP, seed - 1)
+    return bench.engine_moves(name, params, moves, seed)[0] if moves else 0
 
 
 def count(driver: str, moves: int, seed: int) -> tuple[int, int]:
@@ -114,10 +116,16 @@ def main() -> None:
         print("bench_instructions: skipped: valgrind is not installed (apt-get install valgrind)")
         return
     runs = [(driver, moves) for driver in DRIVERS for moves in (0, args.moves)]
-    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+    pool = ThreadPoolExecutor(max(1, args.jobs))
+    try:
         counted = dict(
             zip(runs, pool.map(lambda run: count(run[0], run[1], args.seed), runs), strict=True)
         )
+    except KeyboardInterrupt:  # Ctrl-C reaches the children too: nothing is left to wait for
+        pool.shutdown(wait=False, cancel_futures=True)
+        print("bench_instructions: stopped", file=sys.stderr)
+        raise SystemExit(130) from None
+    pool.shutdown()
     per_move: dict[str, float] = {}
     for driver in DRIVERS:
         base, _ = counted[(driver, 0)]
@@ -125,15 +133,16 @@ def main() -> None:
         per_move[driver] = (total - base) / made
     print(
         f"instructions per move (callgrind), {args.moves:,} moves a driver "
-        f"(pig {PIG_SHARE * args.moves:,}), seed {args.seed}"
+        f"(pig {bench.PIG_SHARE * args.moves:,}), seed {args.seed}"
     )
     print(f"OpenSpiel C++ pig (2 players, to 100): {per_move['pig']:,.0f}")
     print("| game | engine | adapter | adapter/engine | adapter/pig |")
     print("|---|---:|---:|---:|---:|")
-    for name, title in (("martian", "Martian Dice"), ("attacks", "Mars Attacks")):
+    for name, _ in bench.GAMES:
         engine, adapter = per_move[f"{name} engine"], per_move[f"{name} adapter"]
         print(
-            f"| {title}, 2 players | {engine:,.0f} | {adapter:,.0f} | {adapter / engine:.2f} | "
+            f"| {get_game(name).title}, 2 players | {engine:,.0f} | {adapter:,.0f} | "
+            f"{adapter / engine:.2f} | "
             f"{adapter / per_move['pig']:.1f} |"
         )
     print(

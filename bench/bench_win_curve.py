@@ -19,8 +19,9 @@ Run: .venv/bin/python bench/bench_win_curve.py [--games 3000] [--seed 0] [--jobs
 from __future__ import annotations
 
 import argparse
-import math
 import random
+import signal
+import sys
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -85,6 +86,11 @@ def play(args: tuple[int, int]) -> list[Seen]:
     ]
 
 
+def _ignore_interrupts() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (no traceback from every worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def design(lead: npt.NDArray[np.float64], captures: npt.NDArray[np.float64]) -> np.ndarray:
     """The fit's features."""
     inverse = 1.0 / captures
@@ -92,18 +98,23 @@ def design(lead: npt.NDArray[np.float64], captures: npt.NDArray[np.float64]) -> 
     return np.stack([np.ones_like(lead), lead, lead * inverse, inverse, cubed], axis=1)
 
 
+def chance(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The fitted chance to win of each row."""
+    return np.asarray(1 / (1 + np.exp(-x @ w)))
+
+
 def fit(x: np.ndarray, y: np.ndarray, ridge: float = 1e-3) -> np.ndarray:
     """Logistic regression with fractional targets (shared wins), by Newton's method."""
     w = np.zeros(x.shape[1])
     for _ in range(30):
-        p = 1 / (1 + np.exp(-x @ w))
+        p = chance(x, w)
         hessian = x.T @ (x * (p * (1 - p))[:, None]) + ridge * np.eye(len(w))
         w -= np.linalg.solve(hessian, x.T @ (p - y) + ridge * w)
     return w
 
 
 def log_loss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    p = np.clip(1 / (1 + np.exp(-x @ w)), 1e-9, 1 - 1e-9)
+    p = np.clip(chance(x, w), 1e-9, 1 - 1e-9)
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
@@ -116,9 +127,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 5:
         parser.error(f"--games must be at least 5, got {args.games}")
-    with ProcessPoolExecutor(max(1, args.jobs)) as pool:
+    pool = ProcessPoolExecutor(max(1, args.jobs), initializer=_ignore_interrupts)
+    try:
         jobs = [(args.seed, index) for index in range(args.games)]
-        rows = [seen for game in pool.map(play, jobs, chunksize=20) for seen in game]
+        rows = [seen for game in pool.map(play, jobs, chunksize=2) for seen in game]
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        print("bench_win_curve: stopped", file=sys.stderr)
+        raise SystemExit(130) from None
+    pool.shutdown()
     after = PLAYERS - 1  # a seat whose own turn has just ended
     cells: dict[tuple[int, int], list[float]] = defaultdict(list)
     last: dict[int, list[float]] = defaultdict(list)
@@ -159,14 +176,14 @@ def main() -> None:
     train, test = games % 5 != 0, games % 5 == 0
     curve = fit(x[train], y[train])
     alone = fit(x[train][:, :2], y[train])
+    if not np.isfinite(curve).all():
+        raise SystemExit("bench_win_curve: the fit did not converge")
     print(
         f"\nlogistic fit, held-out log loss {log_loss(x[test], y[test], curve):.4f} "
         f"(lead alone {log_loss(x[test][:, :2], y[test], alone):.4f}); weights "
         + ", ".join(f"{w:.3f}" for w in fit(x, y))
         + " (1, lead, lead / captures, 1 / captures, lead cubed / 100)"
     )
-    if math.isnan(float(curve.sum())):
-        raise SystemExit("bench_win_curve: the fit did not converge")
 
 
 if __name__ == "__main__":
