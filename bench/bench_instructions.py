@@ -11,13 +11,15 @@ driver, and the targets stay read against ``bench_adapters.py``'s moves per seco
 
 Each driver (OpenSpiel's C++ ``pig``, each engine driven directly, each game through the
 OpenSpiel adapter: the very loops of ``bench_adapters.py``) runs in a child process under
-callgrind twice, once with no moves and once with ``--moves``, after the same warm-up
-(``bench_adapters.py``'s); the difference over the moves made is the driver's instructions
-per move (start-up, imports and warm-up cancel out; ``pig`` makes five times as many
-moves). ``PYTHONHASHSEED`` is fixed so that both runs hash alike, and numpy's OpenBLAS
-keeps to one thread (its idle threads spin, a few million instructions that varied from
-run to run and were the only difference between two counts of the same child). The
-children run ``--jobs`` at a time: counting instructions, they do not disturb each other.
+callgrind, after ``bench_adapters.py``'s warm-up. The child calls ``getppid`` just before
+and just after its ``--moves`` moves, and callgrind dumps its counters before each call
+(``--dump-before=getppid``), so the second of the three parts counted holds the moves
+alone (start-up, imports, warm-up and shutdown fall in the other two); over the moves made
+it is the driver's instructions per move (``pig`` makes five times as many moves).
+``PYTHONHASHSEED`` is fixed so that every run hashes alike, and numpy's OpenBLAS keeps to
+one thread (its idle threads spin, a few million instructions that varied from run to run
+and were the only difference between two counts of the same child). The children run
+``--jobs`` at a time: counting instructions, they do not disturb each other.
 
 Two runs of one tree print the same counts to the instruction. To compare another
 revision, put its sources first on the path: ``git worktree add /tmp/old REV`` and
@@ -26,7 +28,7 @@ shifts even an unchanged driver by up to about 0.5% (another memory layout), so 
 differences between trees are not the code's.
 
 Run: .venv/bin/python bench/bench_instructions.py [--moves 5000] [--seed 1] [--jobs 2]
-(about a minute and a half on two cores at the default)
+(about 45 seconds on two cores at the default)
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,32 +58,41 @@ DRIVERS = (
     "pig",
     *(f"{name} {kind}" for name, _ in bench.GAMES for kind in ("engine", "adapter")),
 )
-_COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+#: the instructions of one part of a callgrind profile
+_TOTALS = re.compile(r"^totals:\s*(\d+)", re.MULTILINE)
 
 
 def drive(driver: str, moves: int, seed: int) -> int:
     """In the child: the warm-up (``bench_adapters.py``'s), then ``moves`` moves of
-    ``driver`` (whole games); the moves made."""
+    ``driver`` (whole games) between two calls of ``getppid`` (where callgrind dumps its
+    counters); the moves made."""
+    play: Callable[[int, int], tuple[int, float, int]]
     if driver == "pig":
         pig = pyspiel.load_game(*bench.PIG)
-        bench.openspiel_moves(pig, bench.WARM_UP, seed - 1)
-        return bench.openspiel_moves(pig, bench.PIG_SHARE * moves, seed)[0] if moves else 0
-    name, kind = driver.split()
-    params = dict(bench.GAMES)[name]
-    if kind == "adapter":
-        game = pyspiel.load_game(f"python_marsdice_{name}", params)
-        bench.openspiel_moves(game, bench.WARM_UP, seed - 1)
-        return bench.openspiel_moves(game, moves, seed)[0] if moves else 0
-    bench.engine_moves(name, params, bench.WARM_UP, seed - 1)
-    return bench.engine_moves(name, params, moves, seed)[0] if moves else 0
+        play = partial(bench.openspiel_moves, pig)
+        moves *= bench.PIG_SHARE
+    else:
+        name, kind = driver.split()
+        params = dict(bench.GAMES)[name]
+        if kind == "adapter":
+            game = pyspiel.load_game(f"python_marsdice_{name}", params)
+            play = partial(bench.openspiel_moves, game)
+        else:
+            play = partial(bench.engine_moves, name, params)
+    play(bench.WARM_UP, seed - 1)
+    os.getppid()  # callgrind: the moves start
+    made = play(moves, seed)[0]
+    os.getppid()  # callgrind: the moves end
+    return made
 
 
 def count(driver: str, moves: int, seed: int) -> tuple[int, int]:
-    """Run one child under callgrind: (instructions it executed, moves it made)."""
+    """Run one child under callgrind: (instructions its moves executed, moves it made)."""
     with tempfile.TemporaryDirectory() as scratch:
         command = [
             "valgrind",
             "--tool=callgrind",
+            "--dump-before=getppid",
             f"--callgrind-out-file={scratch}/out",
             sys.executable,
             str(Path(__file__).resolve()),
@@ -93,9 +106,11 @@ def count(driver: str, moves: int, seed: int) -> tuple[int, int]:
         # numpy's OpenBLAS threads spin while they wait, a count that varies from run to run
         env = {**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    found = _COLLECTED.search(done.stderr)
-    if done.returncode != 0 or found is None:
-        tail = done.stderr.strip().splitlines()[-3:]
+        parts = sorted(Path(scratch).glob("out.*"))
+        moves_part = Path(scratch, "out.2")
+        found = _TOTALS.search(moves_part.read_text()) if moves_part.exists() else None
+    if done.returncode != 0 or found is None or len(parts) != 2:
+        tail = done.stderr.strip().splitlines()[-3:] or [f"{len(parts)} dumps, not 2"]
         raise SystemExit(f"bench_instructions: {driver} failed: {' / '.join(tail)}")
     return int(found.group(1)), int(json.loads(done.stdout.strip().splitlines()[-1])["moves"])
 
@@ -115,22 +130,17 @@ def main() -> None:
     if shutil.which("valgrind") is None:  # a bench that cannot count says so and stops
         print("bench_instructions: skipped: valgrind is not installed (apt-get install valgrind)")
         return
-    runs = [(driver, moves) for driver in DRIVERS for moves in (0, args.moves)]
     pool = ThreadPoolExecutor(max(1, args.jobs))
     try:
         counted = dict(
-            zip(runs, pool.map(lambda run: count(run[0], run[1], args.seed), runs), strict=True)
+            zip(DRIVERS, pool.map(lambda d: count(d, args.moves, args.seed), DRIVERS), strict=True)
         )
     except KeyboardInterrupt:  # Ctrl-C reaches the children too: nothing is left to wait for
         pool.shutdown(wait=False, cancel_futures=True)
         print("bench_instructions: stopped", file=sys.stderr)
         raise SystemExit(130) from None
     pool.shutdown()
-    per_move: dict[str, float] = {}
-    for driver in DRIVERS:
-        base, _ = counted[(driver, 0)]
-        total, made = counted[(driver, args.moves)]
-        per_move[driver] = (total - base) / made
+    per_move = {driver: total / made for driver, (total, made) in counted.items()}
     print(
         f"instructions per move (callgrind), {args.moves:,} moves a driver "
         f"(pig {bench.PIG_SHARE * args.moves:,}), seed {args.seed}"
