@@ -206,6 +206,8 @@ class _Config:
         #: the outcomes kept alive in ``setup_kept``
         self.setup_codes: dict[int, int] = {}
         self.setup_kept: dict[int, Action] = {}
+        #: the setup's first move's encoded outcomes (the same in every game), once built
+        self.first_deal: _Moves | None = None
         #: the opening of a game without hidden setup (states are immutable: shared)
         self.opening = None if game.game_type.hidden_setup else self.placeholder
         self.setup_moves = self._setup_moves()
@@ -226,21 +228,27 @@ class _Config:
     def setup_moves_after(self, dealt: Sequence[Action]) -> _Moves:
         """The next setup move's encoded outcomes after ``dealt`` (none: the setup is
         complete). Built at every deal (the deals differ), so built with few Python
-        steps per outcome."""
+        steps per outcome; the first move's, the same for every game, once."""
+        if not dealt and self.first_deal is not None:
+            return self.first_deal
         outcomes = self.game.setup_outcomes(self.variant, dealt)
-        moves = list(map(_INDEX, outcomes))
-        probabilities = list(map(_PROBABILITY, outcomes))
+        if not outcomes:
+            return _NO_MOVES  # the setup is complete
+        moves, probabilities = zip(*outcomes, strict=True)
         codes = self.setup_codes
         try:
             indices = list(map(codes.__getitem__, map(id, moves)))
         except KeyError:
             indices = [self.setup_index(outcome) for outcome in moves]
-        if probabilities and probabilities.count(probabilities[0]) == len(probabilities):
+        if probabilities.count(probabilities[0]) == len(probabilities):
             # a uniform deal: the pairs by index are already the likeliest first
-            chance = float(probabilities[0])
-            return _Moves.uniform(outcomes, moves, indices, chance)
-        chances = [float(p) for p in probabilities]
-        return _Moves(outcomes, moves, list(zip(indices, chances, strict=True)))
+            made = _Moves.uniform(outcomes, moves, indices, _as_float(probabilities[0]))
+        else:
+            chances = [float(p) for p in probabilities]
+            made = _Moves(outcomes, moves, list(zip(indices, chances, strict=True)))
+        if not dealt:
+            self.first_deal = made
+        return made
 
     def _setup_moves(self) -> int:
         """The setup's length, dealt with the first outcome each time: a shuffled deck deals
@@ -343,6 +351,21 @@ class _Moves:
 
 
 _NEW_MOVES: Final = object.__new__
+#: probabilities as floats, by the identity of the exact number (kept alive here): a deal
+#: asks for the same few fractions at every card, and a Fraction's float costs a Python call
+_FLOATS: dict[int, tuple[object, float]] = {}
+
+
+def _as_float(probability: Any) -> float:
+    """``float(probability)``, kept for the numbers the engines hand out again."""
+    known = _FLOATS.get(id(probability))
+    if known is not None and known[0] is probability:
+        return known[1]
+    value = float(probability)
+    if len(_FLOATS) >= MOVES_CACHE:
+        _FLOATS.clear()
+    _FLOATS[id(probability)] = (probability, value)
+    return value
 _INDEX: Final = itemgetter(0)
 _PROBABILITY: Final = itemgetter(1)
 

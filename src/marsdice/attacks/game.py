@@ -431,8 +431,8 @@ class MarsAttacks(Game):
         v = _variant(variant)
         if len(dealt) >= STACKS * v.players:
             return ()
-        taken = {action.text() for action in dealt}
-        left = [draw for draw, text in _deck(v.cards) if text not in taken]
+        taken = {action.card for action in dealt if isinstance(action, Draw)}
+        left = [draw for draw, slug in _deck(v.cards) if slug not in taken]
         return tuple(zip(left, repeat(_share(len(left)))))
 
     def start_from_setup(self, variant: AnyVariant, dealt: Sequence[AnyAction]) -> State:
@@ -441,7 +441,10 @@ class MarsAttacks(Game):
         n = v.players
         if len(dealt) != STACKS * n:
             raise ValueError(f"the deal has {STACKS * n} cards, got {len(dealt)}")
-        slugs = [action.text().removeprefix("draw:") for action in dealt]
+        slugs = [
+            action.card if isinstance(action, Draw) else action.text().removeprefix("draw:")
+            for action in dealt
+        ]
         return new_game(v, [slugs[i * n : (i + 1) * n] for i in range(STACKS)])
 
     # -- what a viewer saw, made whole again --
@@ -781,12 +784,12 @@ _deck_memo: tuple[tuple[Card, ...], tuple[tuple[Draw, str], ...]] = ((), ())
 
 
 def _deck(cards: tuple[Card, ...]) -> tuple[tuple[Draw, str], ...]:
-    """The draw of each card of a set with its text, built once (for the last set, by
-    identity: hashing the cards costs more than building the draws)."""
+    """The draw of each card of a set with its card's name, built once (for the last set,
+    by identity: hashing the cards costs more than building the draws)."""
     global _deck_memo
     known, deck = _deck_memo
     if known is not cards:
-        deck = tuple((Draw(card.slug), Draw(card.slug).text()) for card in cards)
+        deck = tuple((Draw(card.slug), card.slug) for card in cards)
         _deck_memo = (cards, deck)
     return deck
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from marsdice.attacks.cards import slugify
+from marsdice.attacks.cards import Card, slugify
 from marsdice.attacks.state import State
 from marsdice.attacks.variant import STACKS, Variant
 from marsdice.core.errors import VariantError
@@ -43,15 +43,18 @@ def new_game(
         stacks = [list(range(i * n, (i + 1) * n)) for i in range(STACKS)]
     if len(stacks) != STACKS:
         raise VariantError(f"there are {STACKS} stacks, got {len(stacks)}")
-    index = {card.slug: i for i, card in enumerate(cards)}
+    index = _slugs(cards)
     dealt: list[tuple[int, ...]] = []
     for number, stack in enumerate(stacks, start=1):
         row: list[int] = []
         for item in stack:
             if isinstance(item, str):
-                if slugify(item) not in index:
+                found = index.get(item)  # a name in notation already (every deal's)
+                if found is None:
+                    found = index.get(slugify(item))
+                if found is None:
                     raise VariantError(f"stack {number}: no card called {item!r}")
-                row.append(index[slugify(item)])
+                row.append(found)
             elif isinstance(item, int) and 0 <= item < len(cards):
                 row.append(item)
             else:
@@ -61,7 +64,8 @@ def new_game(
     if len(flat) != len(set(flat)):
         twice = sorted({cards[c].name for c in flat if flat.count(c) > 1})
         raise VariantError(f"cards dealt twice: {', '.join(twice)}")
-    box = tuple(c for c in range(len(cards)) if c not in set(flat))
+    placed = set(flat)
+    box = tuple(c for c in range(len(cards)) if c not in placed)
     players = variant.players
     state = State(
         variant=variant,
@@ -72,3 +76,18 @@ def new_game(
         reached=(0,) * players,
     )
     return state.begin_turn(0, 0, bonus=False)
+
+
+#: the last card set's index by name (a game is set up for one set many times over)
+_slugs_memo: tuple[object, dict[str, int]] = (None, {})
+
+
+def _slugs(cards: tuple[Card, ...]) -> dict[str, int]:
+    """Each card's index by its name in notation, built once for the last set (by
+    identity: hashing the cards costs more than building the index)."""
+    global _slugs_memo
+    known, index = _slugs_memo
+    if known is not cards:
+        index = {card.slug: i for i, card in enumerate(cards)}
+        _slugs_memo = (cards, index)
+    return index
