@@ -366,6 +366,8 @@ def _as_float(probability: Any) -> float:
         _FLOATS.clear()
     _FLOATS[id(probability)] = (probability, value)
     return value
+
+
 _INDEX: Final = itemgetter(0)
 _PROBABILITY: Final = itemgetter(1)
 
@@ -910,10 +912,19 @@ class Trail:
     def extend(self, action: Action, after: GameState) -> Trail:
         """This trail and one more step, ``action``, that led to ``after``."""
         log = self.log
-        if len(log) != self.length:  # a trail already grew from this one
-            log = log[: self.length]
+        length = self.length
+        if len(log) != length:  # a trail already grew from this one
+            log = log[:length]
         log.append(_Step(action))
-        return Trail(self.start, prefix=self.prefix, log=log, now=after)
+        # what __init__ would make of these, written out (every move of a game with hidden
+        # information comes here)
+        grown: Trail = _NEW_TRAIL(Trail)
+        grown.start = self.start
+        grown.log = log
+        grown.length = length + 1
+        grown.prefix = self.prefix
+        grown.now = after
+        return grown
 
     def __deepcopy__(self, memo: dict[int, object]) -> Trail:
         del memo
@@ -961,6 +972,9 @@ class Trail:
         """The trail of a resampled state: what ``player`` saw, then steps from ``sample``."""
         opening, lines = self._seen(game, player)
         return Trail(sample, (), (tuple(lines), opening))
+
+
+_NEW_TRAIL: Final = object.__new__
 
 
 def _rebuild_trail(
