@@ -81,6 +81,15 @@ def test_bad_options_are_refused_by_name() -> None:
         gymnasium.make("marsdice/Martian-v0", target=0)
 
 
+@pytest.mark.parametrize("game", ["Martian", "Attacks"])
+def test_an_unknown_setting_is_refused_naming_every_setting_the_table_takes(game: str) -> None:
+    with pytest.raises(VariantError) as refused:
+        gymnasium.make(f"marsdice/{game}-v0", colour="red")
+    assert refused.value.setting == "colour"
+    named = str(refused.value).split(": use ")[1].split(", ")
+    assert {"players", "max_moves", "turn_counters"} <= set(named)
+
+
 def test_one_id_per_registered_game_and_the_default_game() -> None:
     from marsdice.games import game_names
 

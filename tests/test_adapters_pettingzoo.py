@@ -159,6 +159,11 @@ def test_state_is_the_whole_position_as_a_vector() -> None:
     assert vector.tolist() == pytest.approx(table.encoder.encode(view))
 
 
+def test_an_unknown_setting_is_refused_naming_the_adapters_own_settings_too() -> None:
+    with pytest.raises(VariantError, match=r"max_moves, turn_counters$"):
+        raw_env(game="attacks", players=2, speed=2)
+
+
 def test_render_mode_is_checked_and_render_shows_the_position() -> None:
     with pytest.raises(VariantError, match="render_mode must be one of ansi"):
         raw_env(game="martian", render_mode="human")

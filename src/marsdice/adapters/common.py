@@ -58,8 +58,17 @@ def settings(game: Game, params: Mapping[str, JSON]) -> Settings:
     Traceback (most recent call last):
     ...
     marsdice.core.errors.VariantError: turn_counters must be true or false, got 'no'
+    >>> try:
+    ...     settings(get_game("martian"), {"colour": "red"})
+    ... except VariantError as error:
+    ...     print(error.setting, "|", str(error).split(": use ")[1])
+    colour | players, target, dice, rolloff_dice, rolloff_mode, max_moves, turn_counters
     """
     rest = dict(params)
+    known = (*game.variant_to_params(game.variant_from_params({})), MAX_MOVES, TURN_COUNTERS)
+    for key in rest:
+        if key not in known:  # the game's settings and the adapters' own, all named
+            raise VariantError(f"{key} is not a {game.title} setting: use {', '.join(known)}", key)
     cap = rest.pop(MAX_MOVES, 0)
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
         raise VariantError(f"{MAX_MOVES} must be a whole number, 0 for the default, got {cap!r}")
