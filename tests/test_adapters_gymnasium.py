@@ -178,3 +178,18 @@ def test_render_mode_is_checked_and_turn_counters_can_go() -> None:
     text = env.render()
     assert text.startswith("P1 0, P2 0 | choose: P1 picks from") and "turns" not in text
     assert env.observation_space["observation"].shape == (28,)
+
+
+def test_human_render_mode_prints_the_position_at_reset_and_every_step(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env = gymnasium.make("marsdice/Martian-v0", opponent="random", render_mode="human")
+    check_env(env.unwrapped)  # Gymnasium's own checker, render included
+    capsys.readouterr()
+    _, info = env.reset(seed=2)
+    shown = capsys.readouterr().out.splitlines()
+    assert shown == [env.unwrapped.game.position_text(env.unwrapped.state, 0)]
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert len(capsys.readouterr().out.splitlines()) == 1
+    assert env.render() is None
+    assert capsys.readouterr().out.startswith("P1 ")

@@ -12,7 +12,7 @@ from marsdice.games import get_game
 
 pytest.importorskip("pettingzoo", reason="the research extra is not installed")
 np: Any = pytest.importorskip("numpy")
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from marsdice.adapters.pettingzoo import env, raw_env  # noqa: E402
 
@@ -165,8 +165,8 @@ def test_an_unknown_setting_is_refused_naming_the_adapters_own_settings_too() ->
 
 
 def test_render_mode_is_checked_and_render_shows_the_position() -> None:
-    with pytest.raises(VariantError, match="render_mode must be one of ansi"):
-        raw_env(game="martian", render_mode="human")
+    with pytest.raises(VariantError, match="render_mode must be one of ansi, human or None"):
+        raw_env(game="martian", render_mode="rgb_array")
     table = raw_env(game="martian", players=2, render_mode="ansi")
     table.reset(seed=1)
     assert table.render() == get_game("martian").position_text(table.position, None)
@@ -200,3 +200,21 @@ def test_an_environment_pickles_mid_game_and_plays_on_the_same() -> None:
     assert again.observe("player_1")["observation"].tolist() == (
         table.observe("player_1")["observation"].tolist()
     )
+
+
+@pytest.mark.parametrize("game", ["martian", "attacks"])
+def test_pettingzoos_render_test_passes_and_human_prints_every_step(
+    game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    render_test(lambda render_mode=None: env(game=game, render_mode=render_mode))
+    table = env(game=game, players=2, render_mode="human")
+    capsys.readouterr()
+    table.reset(seed=4)
+    for _ in range(3):
+        observation, *_ = table.last()
+        table.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and lines[-1] == table.unwrapped.game.position_text(
+        table.unwrapped.position, None
+    )
+    assert table.render() is None

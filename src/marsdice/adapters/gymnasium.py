@@ -26,10 +26,11 @@ True
   ``info["illegal_action"] = True``.
 - Chance and the bots' moves happen inside ``step``, seeded by ``reset(seed=...)`` (the bots
   get seeds drawn from the same generator).
-- ``render_mode``: ``"ansi"`` (``render()`` returns the position as you see it, one line)
-  or None; anything else is refused. ``turn_counters=False`` leaves the turn counters out
-  of the vector. The environment pickles, so it runs in ``spawn`` workers
-  (``gymnasium.make_vec(..., vectorization_mode="async")``).
+- ``render_mode``: ``"ansi"`` (``render()`` returns the position as you see it, one line),
+  ``"human"`` (the line is printed after ``reset`` and every ``step``; ``render()`` prints
+  it and returns None) or None; anything else is refused. ``turn_counters=False`` leaves
+  the turn counters out of the vector. The environment pickles, so it runs in ``spawn``
+  workers (``gymnasium.make_vec(..., vectorization_mode="async")``).
 - Reward: your return from the engine when the game ends (1 shared among the winners, 0 for
   a loss; solo, minus the turns taken), 0 before. At ``max_moves`` the episode is
   *truncated* with reward 0.
@@ -66,7 +67,7 @@ IDS: Final = {env_id(game): game.name for game in all_games()}
 class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
     """You against our bots (see the module)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,
@@ -122,6 +123,8 @@ class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
         self.state = self.game.start(self.variant, self.rng)
         self.moves = 0
         self._advance()
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -140,14 +143,21 @@ class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
         terminated = self.state.is_terminal
         truncated = not terminated and self.moves >= self.max_moves
         reward = float(self.state.returns()[self.seat]) if terminated else 0.0
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:
         """The whole position as you see it, one line of text (``render_mode="ansi"``;
-        None without a render mode): :meth:`Game.position_text` of your view."""
+        ``"human"`` prints it; None without a render mode): :meth:`Game.position_text` of
+        your view."""
         if self.render_mode is None:
             return None
-        return self.game.position_text(self.state, self.seat, counters=self.turn_counters)
+        text = self.game.position_text(self.state, self.seat, counters=self.turn_counters)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     # -- inside a step --
 

@@ -20,7 +20,8 @@
   :mod:`marsdice.adapters.common`) every agent is truncated with reward 0.
 - ``state()``: the whole position as a vector (the encoder of a spectator's view);
   ``position`` is the engine's state. ``render_mode``: ``"ansi"`` (``render()`` returns the
-  position as one line of text) or None; anything else is refused.
+  position as one line of text), ``"human"`` (the line is printed after ``reset`` and every
+  ``step``; ``render()`` prints it and returns None) or None; anything else is refused.
 - ``turn_counters=False`` leaves the turn counters out of the vectors (see
   :mod:`marsdice.adapters.common`). Environments pickle (the encoder is rebuilt).
 - :func:`env` wraps :class:`raw_env` in PettingZoo's usual wrappers (an illegal action
@@ -59,7 +60,7 @@ class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
     """One game table as an AEC environment (see the module)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "name": "marsdice_v0",
         "is_parallelizable": False,
     }
@@ -125,6 +126,8 @@ class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._settle()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self.possible_agents.index(agent)
@@ -151,13 +154,19 @@ class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._settle()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
-        """The whole position as text (``render_mode="ansi"``; None without a render mode):
-        what a spectator sees, :meth:`Game.position_text`."""
+        """The whole position as text (``render_mode="ansi"``; ``"human"`` prints it; None
+        without a render mode): what a spectator sees, :meth:`Game.position_text`."""
         if self.render_mode is None:
             return None
-        return self.game.position_text(self.position, None, counters=self.turn_counters)
+        text = self.game.position_text(self.position, None, counters=self.turn_counters)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""
