@@ -208,6 +208,20 @@ def test_openspiel_mcts_plays_our_games(name: str, params: dict[str, Any]) -> No
     assert sum(state.returns()) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize(("name", "params"), [(MARTIAN, {"target": 6}), (ATTACKS, {})])
+def test_openspiels_cpp_bots_play_our_games(name: str, params: dict[str, Any]) -> None:
+    """C++ code driving a Python game: pyspiel's MCTSBot and uniform random bot through
+    pyspiel.evaluate_bots (clones, chance lists and returns cross the trampoline)."""
+    game = pyspiel.load_game(name, {"players": 2, **params})
+    evaluator = pyspiel.RandomRolloutEvaluator(1, 5)
+    mcts_bot = pyspiel.MCTSBot(game, evaluator, 2.0, 16, 1000, False, 5, False)
+    returns = pyspiel.evaluate_bots(
+        game.new_initial_state(), [mcts_bot, pyspiel.make_uniform_random_bot(1, 6)], 7
+    )
+    assert sum(returns) == pytest.approx(1.0)
+    assert all(0.0 <= value <= 1.0 for value in returns)
+
+
 def test_a_capped_solo_game_stays_within_the_declared_utilities() -> None:
     game = pyspiel.load_game(MARTIAN, {"players": 1, "dice": 1, "max_moves": 2})
     state = game.new_initial_state()
