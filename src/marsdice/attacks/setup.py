@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from marsdice.attacks.cards import Card, slugify
-from marsdice.attacks.state import State
+from marsdice.attacks.cards import slugify
+from marsdice.attacks.state import State, _slug_index
 from marsdice.attacks.variant import STACKS, Variant
 from marsdice.core.errors import VariantError
 
@@ -43,7 +43,7 @@ def new_game(
         stacks = [list(range(i * n, (i + 1) * n)) for i in range(STACKS)]
     if len(stacks) != STACKS:
         raise VariantError(f"there are {STACKS} stacks, got {len(stacks)}")
-    index = _slugs(cards)
+    index = _slug_index(cards)
     dealt: list[tuple[int, ...]] = []
     for number, stack in enumerate(stacks, start=1):
         row: list[int] = []
@@ -76,18 +76,3 @@ def new_game(
         reached=(0,) * players,
     )
     return state.begin_turn(0, 0, bonus=False)
-
-
-#: the last card set's index by name (a game is set up for one set many times over)
-_slugs_memo: tuple[object, dict[str, int]] = (None, {})
-
-
-def _slugs(cards: tuple[Card, ...]) -> dict[str, int]:
-    """Each card's index by its name in notation, built once for the last set (by
-    identity: hashing the cards costs more than building the index)."""
-    global _slugs_memo
-    known, index = _slugs_memo
-    if known is not cards:
-        index = {card.slug: i for i, card in enumerate(cards)}
-        _slugs_memo = (cards, index)
-    return index
