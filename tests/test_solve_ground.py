@@ -89,3 +89,21 @@ def test_big_or_unmodelled_variants_are_refused() -> None:
     assert LIMIT < 3 * 25**3
     with pytest.raises(ValueError, match="roll-off of 6 dice"):
         game_value(Variant(players=2, target=4, dice=5, rolloff_dice=3))
+
+
+def test_anything_but_a_martian_dice_state_or_variant_is_refused_by_name() -> None:
+    import random
+
+    from marsdice.attacks.game import GAME as ATTACKS
+
+    attacks = ATTACKS.start(ATTACKS.variant_from_params({"players": 2}), random.Random(0))
+    for wrong in ("P1 0, P2 0", attacks, None):
+        with pytest.raises(TypeError, match="position_value takes a Martian Dice state"):
+            position_value(wrong)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="game_value takes a Martian Dice Variant, got dict"):
+        game_value({"players": 2})  # type: ignore[arg-type]
+    from marsdice.solve import best_action, turn_utility
+
+    for function in (analyze, best_action, turn_utility):
+        with pytest.raises(TypeError, match=f"{function.__name__} takes a Martian Dice state"):
+            function(attacks)  # type: ignore[operator]

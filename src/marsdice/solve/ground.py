@@ -71,12 +71,20 @@ class PositionValue:
 
 def game_value(variant: Variant) -> PositionValue:
     """The value of a variant's opening (before the first roll)."""
+    if not isinstance(variant, Variant):
+        raise TypeError(f"game_value takes a Martian Dice Variant, got {type(variant).__name__}")
     return position_value(new_game(variant))
 
 
 def position_value(state: State) -> PositionValue:
     """Every seat's expected return from ``state`` with optimal play (see the module);
-    :class:`ValueError` for a variant too big or with rules the tables do not model."""
+    :class:`ValueError` for a variant too big or with rules the tables do not model,
+    :class:`TypeError` for anything but a Martian Dice state."""
+    if not isinstance(state, State):
+        raise TypeError(
+            f"position_value takes a Martian Dice state (marsdice.martian.rules.State), "
+            f"got {type(state).__name__}"
+        )
     variant = state.variant
     if state.is_terminal:
         return PositionValue(state.returns(), "the end: the returns")
