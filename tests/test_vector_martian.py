@@ -185,6 +185,41 @@ def test_rolls_are_kept_only_when_asked() -> None:
         env.rolls(0)
 
 
+def test_a_game_index_past_the_batch_is_refused_not_answered_with_no_rolls() -> None:
+    env = MartianVectorEnv(2, Variant(players=2), seed=0, record=True)
+    assert env.rolls(np.int64(1))  # a numpy index is an index
+    for game in (2, -1, 1.0, True, "0"):
+        with pytest.raises(ValueError, match=r"game must be 0-1"):
+            env.rolls(game)  # type: ignore[arg-type]
+
+
+def test_a_float_or_bool_action_array_is_named_by_its_type() -> None:
+    env = MartianVectorEnv(2, Variant(players=2), seed=0)
+    for actions in (np.array([5.0, 5.0]), np.array([True, False])):
+        with pytest.raises(ValueError, match=f"got an array of {actions.dtype}"):
+            env.step(actions)
+
+
+def test_bad_settings_are_refused_by_name_and_a_bad_reseed_changes_nothing() -> None:
+    assert MartianVectorEnv(np.int64(2), seed=np.int64(3)).n == 2  # numpy integers are whole
+    for count in (0, 2.0, True, "2"):
+        with pytest.raises(ValueError, match="number of games"):
+            MartianVectorEnv(count)  # type: ignore[arg-type]
+    for seed in (-1, 1.5, "x", None):
+        with pytest.raises(ValueError, match="seed must be a whole number of 0 or more"):
+            MartianVectorEnv(2, seed=seed)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="variant must be a Martian Dice Variant, got dict"):
+        MartianVectorEnv(2, {"players": 2})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="record must be True or False"):
+        MartianVectorEnv(2, record=1)  # type: ignore[arg-type]
+    env = MartianVectorEnv(2, Variant(players=2), seed=5)
+    before, stream = env.observation(), env.rng.bit_generator.state
+    with pytest.raises(ValueError, match="seed must be"):
+        env.reset("abc")  # type: ignore[arg-type]
+    assert env.seed == 5 and env.rng.bit_generator.state == stream
+    assert (env.observation() == before).all()
+
+
 def test_the_game_declares_its_batched_env() -> None:
     from marsdice.games import load, registration
 

@@ -94,12 +94,18 @@ class MartianVectorEnv:
     def __init__(
         self, n: int, variant: Variant | None = None, *, seed: int = 0, record: bool = False
     ) -> None:
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        count = _whole(n)
+        if count is None or count < 1:
             raise ValueError(f"the number of games must be a whole number of at least 1, got {n!r}")
+        if variant is not None and not isinstance(variant, Variant):
+            raise TypeError(f"variant must be a Martian Dice Variant, got {type(variant).__name__}")
+        if not isinstance(record, bool):
+            raise TypeError(f"record must be True or False, got {record!r}")
+        n = count
         self.n = n
         self.variant = variant if variant is not None else Variant()
         self.players = self.variant.players
-        self.seed = seed
+        self.seed = _seed(seed)
         self.record = record
         self._rows = np.arange(n)
         self.table = roll_table(
@@ -113,8 +119,8 @@ class MartianVectorEnv:
         """Every game from its opening (the first roll made); the observations and masks.
         ``seed`` restarts the dice stream (None: keep the current one)."""
         if seed is not None:
-            self.seed = seed
-            self.rng = np.random.default_rng(seed)
+            self.seed = _seed(seed)  # refused before anything changes
+            self.rng = np.random.default_rng(self.seed)
         n, players = self.n, self.players
         # one int32 buffer holds every observed field (the observation is a copy of it)
         self._buffer = np.zeros((n, players + 2 * len(FACES) + 3), dtype=np.int32)
@@ -135,8 +141,10 @@ class MartianVectorEnv:
     def step(self, actions: npt.ArrayLike) -> tuple[IntArray, FloatArray, BoolArray, BoolArray]:
         """Play one decision in every game: ``(observations, rewards, done, masks)``."""
         a = np.asarray(actions)
-        if a.shape != (self.n,) or not np.issubdtype(a.dtype, np.integer):
+        if a.shape != (self.n,):
             raise ValueError(f"actions must be {self.n} whole numbers, got shape {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):  # a float or a bool is not an action index
+            raise ValueError(f"actions must be whole numbers, got an array of {a.dtype}")
         if a.min() < 0 or a.max() >= ACTION_COUNT:
             raise ValueError(f"actions are 0-{ACTION_COUNT - 1}")
         legal = self.mask()[self._rows, a]
@@ -184,6 +192,10 @@ class MartianVectorEnv:
         the order drawn, as face counts: the scripted dice of a scalar replay."""
         if not self.record:
             raise ValueError("the env keeps its rolls only when built with record=True")
+        index = _whole(game)
+        if index is None or not 0 <= index < self.n:
+            raise ValueError(f"game must be 0-{self.n - 1}, got {game!r}")
+        game = index
         out: list[tuple[int, ...]] = []
         for games, counts in self._log:
             for row in np.flatnonzero(games == game):
@@ -305,6 +317,21 @@ class RollTable:
         u = rng.integers(0, _SCALE, size=dice.shape, dtype=np.int64)
         index = np.searchsorted(self.keys, (dice.astype(np.int64) << _BITS) + u, side="right")
         return self.outcomes[index]
+
+
+def _whole(value: object) -> int | None:
+    """``value`` as an int if it is a whole number (a Python or numpy integer, not a bool)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        return None
+    return int(value)
+
+
+def _seed(seed: object) -> int:
+    """A seed for the dice stream: a whole number of 0 or more (numpy's rule), else refused."""
+    whole = _whole(seed)
+    if whole is None or whole < 0:
+        raise ValueError(f"seed must be a whole number of 0 or more, got {seed!r}")
+    return whole
 
 
 @cache
