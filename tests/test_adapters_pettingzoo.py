@@ -218,3 +218,16 @@ def test_pettingzoos_render_test_passes_and_human_prints_every_step(
         table.unwrapped.position, None
     )
     assert table.render() is None
+
+
+def test_a_numpy_seed_is_a_seed_and_a_bad_one_is_refused_changing_nothing() -> None:
+    numpy_seeded = raw_env(game="attacks", players=2)
+    int_seeded = raw_env(game="attacks", players=2)
+    numpy_seeded.reset(seed=np.int64(9))
+    int_seeded.reset(seed=9)
+    assert numpy_seeded.position == int_seeded.position
+    before, stream = numpy_seeded.position, numpy_seeded.rng.getstate()
+    for seed in (-1, 1.5, "x", True, [1, 2]):
+        with pytest.raises(ValueError, match="a seed is a whole number of 0 or more"):
+            numpy_seeded.reset(seed=seed)
+        assert numpy_seeded.position is before and numpy_seeded.rng.getstate() == stream

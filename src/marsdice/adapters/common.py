@@ -126,6 +126,24 @@ def action_index(action: object) -> int:
     return operator.index(action)
 
 
+def seed_value(seed: object) -> int:
+    """A seed given to ``reset`` as the whole number it is: a Python or numpy integer of 0 or
+    more, as Gymnasium's seeding has it (a float, a string or a bool is refused).
+
+    >>> seed_value(7)
+    7
+    >>> seed_value(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: a seed is a whole number of 0 or more, got -1 (int)
+    """
+    if isinstance(seed, bool) or not hasattr(seed, "__index__") or operator.index(seed) < 0:
+        raise ValueError(
+            f"a seed is a whole number of 0 or more, got {seed!r} ({type(seed).__name__})"
+        )
+    return operator.index(seed)
+
+
 def split_params(game: Game, params: Mapping[str, JSON]) -> tuple[Variant, int]:
     """The variant and the move cap of :func:`settings`."""
     found = settings(game, params)

@@ -35,7 +35,7 @@ import random
 from typing import Any, ClassVar
 
 from marsdice.adapters import require
-from marsdice.adapters.common import action_index, capped_returns, play_chance, settings
+from marsdice.adapters.common import action_index, capped_returns, play_chance, seed_value, settings
 from marsdice.adapters.encoding import PicklesWithoutEncoder, encoder
 from marsdice.core.errors import IllegalActionError, VariantError
 from marsdice.core.game import JSON, GameState
@@ -115,7 +115,7 @@ class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
         """A new game; ``seed`` seeds the dice (and the deal)."""
         del options
         if seed is not None:
-            self.rng = random.Random(seed)
+            self.rng = random.Random(seed_value(seed))  # refused before anything changes
         self.position, self.moves = play_chance(
             self.game.start(self.variant, self.rng), self.rng, 0, self.max_moves
         )
