@@ -264,6 +264,23 @@ def test_foreign_and_illegal_actions_change_nothing(game: Game) -> None:
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
+def test_a_viewer_is_a_seat_number_exactly(game: Game) -> None:
+    """Once a defect: a numpy integer or a float viewer passed the range check and went into
+    the view as it was (not JSON), and the encoders took it for a spectator."""
+    np = pytest.importorskip("numpy")
+    rng = random.Random(4)
+    state = game.start(game.default_variant(game.min_players + 1), rng)
+    while state.is_chance_node:
+        state = state.apply(state.sample_chance(rng))
+    view = game.observe(state, np.int64(1))
+    assert view == game.observe(state, 1) and type(view["viewer"]) is int
+    json.dumps(view)
+    for viewer in (1.0, True, "1", -1, game.min_players + 1):
+        with pytest.raises(ValueError, match="viewer must be a seat"):
+            game.observe(state, viewer)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
 def test_decoding_out_of_range_is_refused(game: Game) -> None:
     rng = random.Random(4)
     state = game.start(game.default_variant(game.min_players + 1), rng)

@@ -121,6 +121,7 @@ from marsdice.core.game import (
     Information,
     JSONObject,
     Utility,
+    viewer_seat,
     whole_number,
 )
 from marsdice.core.game import Action as AnyAction
@@ -375,9 +376,7 @@ class MarsAttacks(Game):
         """What a seat (or a spectator, ``None``) sees: see the module. Everything in it is
         public: no face-down card, no box content, no Memphis draw."""
         s = as_state(state)
-        players = s.variant.players
-        if viewer is not None and not 0 <= viewer < players:
-            raise ValueError(f"viewer must be a seat 0-{players - 1} or None, got {viewer}")
+        viewer = viewer_seat(viewer, s.variant.players)
         view = self.common_view(s, viewer)
         view["phase"] = s.phase.value
         view["board"] = board(s)

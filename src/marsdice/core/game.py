@@ -22,6 +22,7 @@ Standard library only.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -57,6 +58,28 @@ def whole_number(value: object) -> int | None:
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return None
+
+
+def viewer_seat(viewer: object, players: int) -> int | None:
+    """A viewer as :meth:`Game.observe` takes it: ``None`` (a spectator) or a seat
+    ``0..players-1`` as an int (a numpy integer too); a bool, a float or another seat number
+    is refused, so that no view holds a viewer it does not name exactly.
+
+    >>> viewer_seat(None, 2), viewer_seat(1, 2)
+    (None, 1)
+    >>> viewer_seat(1.0, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: viewer must be a seat 0-1 or None, got 1.0
+    """
+    if viewer is None:
+        return None
+    if isinstance(viewer, bool) or not hasattr(viewer, "__index__"):
+        raise ValueError(f"viewer must be a seat 0-{players - 1} or None, got {viewer!r}")
+    seat = operator.index(viewer)
+    if not 0 <= seat < players:
+        raise ValueError(f"viewer must be a seat 0-{players - 1} or None, got {viewer!r}")
+    return seat
 
 
 class Action(Protocol):

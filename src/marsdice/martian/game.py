@@ -42,6 +42,7 @@ from marsdice.core.game import (
     Information,
     JSONObject,
     Utility,
+    viewer_seat,
     whole_number,
 )
 from marsdice.core.game import Action as GameAction
@@ -251,8 +252,7 @@ class MartianDice(Game):
         ('roll', -1, 13)
         """
         game = as_state(state)
-        if viewer is not None and not 0 <= viewer < game.players:
-            raise ValueError(f"viewer must be a seat 0-{game.players - 1} or None, got {viewer}")
+        viewer = viewer_seat(viewer, game.players)
         variant = game.variant
         aside = game.set_aside
         playing = game.phase in (Phase.ROLL, Phase.CHOOSE, Phase.DECIDE)
