@@ -193,3 +193,22 @@ def test_human_render_mode_prints_the_position_at_reset_and_every_step(
     assert len(capsys.readouterr().out.splitlines()) == 1
     assert env.render() is None
     assert capsys.readouterr().out.startswith("P1 ")
+
+
+def test_a_numpy_seat_is_that_seat_and_other_seats_or_rewards_are_refused() -> None:
+    """Once a defect: seat=np.int64(1) or 1.0 played seat 1 but observed as a spectator (the
+    encoder did not take it for a seat), and seat=True was seat 1."""
+    seen = []
+    for seat in (1, np.int64(1)):
+        env = gymnasium.make("marsdice/Martian-v0", opponent="random", seat=seat)
+        observation, info = env.reset(seed=0)
+        observation, *_ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        seen.append(observation["observation"].tolist())
+        assert env.unwrapped.seat == 1 and type(env.unwrapped.seat) is int
+    assert seen[0] == seen[1]
+    for seat in (True, 1.0, "1", None):
+        with pytest.raises(VariantError, match="seat must be a whole number 0-1"):
+            gymnasium.make("marsdice/Martian-v0", seat=seat)
+    for reward in ("x", None, float("nan"), float("inf"), True):
+        with pytest.raises(VariantError, match="illegal_reward must be a"):
+            gymnasium.make("marsdice/Martian-v0", illegal_reward=reward)

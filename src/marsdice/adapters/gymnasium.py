@@ -38,6 +38,8 @@ True
 
 from __future__ import annotations
 
+import math
+import operator
 import random
 from typing import Any, ClassVar, Final
 
@@ -86,11 +88,18 @@ class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
         self.variant, self.max_moves = found.variant, found.max_moves
         self.turn_counters = found.turn_counters
         players = self.variant.players
+        if isinstance(seat, bool) or not hasattr(seat, "__index__"):  # True, 1.0, "1"
+            raise VariantError(f"seat must be a whole number 0-{players - 1}, got {seat!r}")
+        seat = operator.index(seat)
         if not 0 <= seat < players:
             raise VariantError(f"seat must be 0-{players - 1}, got {seat}")
         self.seat = seat
         self.opponent = opponent or registration(self.game).default_opponent
         bot_spec(self.game, self.opponent)  # an unknown bot is refused now, not at reset
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float):
+            raise VariantError(f"illegal_reward must be a number, got {illegal_reward!r}")
+        if not math.isfinite(illegal_reward):
+            raise VariantError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.encoder = encoder(self.game, self.variant, self.max_moves, found.turn_counters)
