@@ -231,3 +231,11 @@ def test_a_numpy_seed_is_a_seed_and_a_bad_one_is_refused_changing_nothing() -> N
         with pytest.raises(ValueError, match="a seed is a whole number of 0 or more"):
             numpy_seeded.reset(seed=seed)
         assert numpy_seeded.position is before and numpy_seeded.rng.getstate() == stream
+
+
+def test_an_unknown_agent_is_refused_by_name() -> None:
+    table = raw_env(game="martian", players=2)
+    table.reset(seed=0)
+    for ask in (table.observe, table.observation_space, table.action_space):
+        with pytest.raises(ValueError, match="unknown agent 'player_9': the agents are player_0"):
+            ask("player_9")

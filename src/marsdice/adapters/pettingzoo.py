@@ -104,12 +104,20 @@ class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
         return self._observation_space["observation"]
 
     def observation_space(self, agent: str) -> Any:
-        del agent
+        self._seat(agent)
         return self._observation_space
 
     def action_space(self, agent: str) -> Any:
-        del agent
+        self._seat(agent)
         return self._action_space
+
+    def _seat(self, agent: str) -> int:
+        """The seat of one of ``possible_agents``; anything else is refused by name."""
+        try:
+            return self.possible_agents.index(agent)
+        except ValueError:
+            agents = ", ".join(self.possible_agents)
+            raise ValueError(f"unknown agent {agent!r}: the agents are {agents}") from None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; ``seed`` seeds the dice (and the deal)."""
@@ -130,7 +138,7 @@ class raw_env(PicklesWithoutEncoder, _pettingzoo.AECEnv):  # type: ignore[misc]
             self.render()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seat(agent)
         vector = self.encoder.encode(self.game.observe(self.position, seat))
         to_act = self._to_act() == seat
         mask = self.game.legal_mask(self.position) if to_act else ()
