@@ -21,14 +21,13 @@ play. Standard library only.
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from marsdice.core.errors import VariantError
-from marsdice.core.game import JSON, Action, Game, GameState, Variant
+from marsdice.core.game import JSON, Action, Game, GameState, Variant, index_value
 
 #: the adapters' own settings, next to the game's variant parameters
 MAX_MOVES: Final = "max_moves"
@@ -121,9 +120,10 @@ def action_index(action: object) -> int:
     ...
     ValueError: an action is an integer index, got True (bool)
     """
-    if isinstance(action, bool) or not hasattr(action, "__index__"):
+    index = index_value(action)
+    if index is None:
         raise ValueError(f"an action is an integer index, got {action!r} ({type(action).__name__})")
-    return operator.index(action)
+    return index
 
 
 def seed_value(seed: object) -> int:
@@ -137,11 +137,12 @@ def seed_value(seed: object) -> int:
     ...
     ValueError: a seed is a whole number of 0 or more, got -1 (int)
     """
-    if isinstance(seed, bool) or not hasattr(seed, "__index__") or operator.index(seed) < 0:
+    whole = index_value(seed)
+    if whole is None or whole < 0:
         raise ValueError(
             f"a seed is a whole number of 0 or more, got {seed!r} ({type(seed).__name__})"
         )
-    return operator.index(seed)
+    return whole
 
 
 def split_params(game: Game, params: Mapping[str, JSON]) -> tuple[Variant, int]:

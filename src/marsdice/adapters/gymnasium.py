@@ -39,7 +39,6 @@ True
 from __future__ import annotations
 
 import math
-import operator
 import random
 from typing import Any, ClassVar, Final
 
@@ -49,7 +48,7 @@ from marsdice.adapters.encoding import PicklesWithoutEncoder, encoder
 from marsdice.bots.base import Bot
 from marsdice.bots.registry import bot_spec, make_bot
 from marsdice.core.errors import VariantError
-from marsdice.core.game import JSON, Game, GameState
+from marsdice.core.game import JSON, Game, GameState, index_value
 from marsdice.games import all_games, game_names, get_game, registration
 
 np: Any = require("numpy")
@@ -88,9 +87,10 @@ class MarsDiceEnv(PicklesWithoutEncoder, gym.Env):  # type: ignore[misc]
         self.variant, self.max_moves = found.variant, found.max_moves
         self.turn_counters = found.turn_counters
         players = self.variant.players
-        if isinstance(seat, bool) or not hasattr(seat, "__index__"):  # True, 1.0, "1"
+        index = index_value(seat)
+        if index is None:  # True, 1.0, "1"
             raise VariantError(f"seat must be a whole number 0-{players - 1}, got {seat!r}")
-        seat = operator.index(seat)
+        seat = index
         if not 0 <= seat < players:
             raise VariantError(f"seat must be 0-{players - 1}, got {seat}")
         self.seat = seat

@@ -431,7 +431,7 @@ class MarsAttacks(Game):
         if len(dealt) >= STACKS * v.players:
             return ()
         taken = {action.card for action in dealt if isinstance(action, Draw)}
-        left = [draw for draw, slug in _deck(v.cards) if slug not in taken]
+        left = [draw for draw in _deck(v.cards) if draw.card not in taken]
         return tuple(zip(left, repeat(_share(len(left)))))
 
     def start_from_setup(self, variant: AnyVariant, dealt: Sequence[AnyAction]) -> State:
@@ -779,16 +779,16 @@ def _card_number(state: State, slug: str) -> int:
     return number
 
 
-_deck_memo: tuple[tuple[Card, ...], tuple[tuple[Draw, str], ...]] = ((), ())
+_deck_memo: tuple[tuple[Card, ...], tuple[Draw, ...]] = ((), ())
 
 
-def _deck(cards: tuple[Card, ...]) -> tuple[tuple[Draw, str], ...]:
-    """The draw of each card of a set with its card's name, built once (for the last set,
-    by identity: hashing the cards costs more than building the draws)."""
+def _deck(cards: tuple[Card, ...]) -> tuple[Draw, ...]:
+    """The draw of each card of a set, built once (for the last set, by identity: hashing
+    the cards costs more than building the draws)."""
     global _deck_memo
     known, deck = _deck_memo
     if known is not cards:
-        deck = tuple((Draw(card.slug), card.slug) for card in cards)
+        deck = tuple(Draw(card.slug) for card in cards)
         _deck_memo = (cards, deck)
     return deck
 

@@ -60,6 +60,21 @@ def whole_number(value: object) -> int | None:
     return None
 
 
+def index_value(value: object) -> int | None:
+    """``value`` as an int if it is an integer index: a Python or numpy integer (anything
+    with ``__index__``), not a bool; else None (a float, a string, a numpy bool).
+
+    >>> index_value(3), index_value(True), index_value(1.0), index_value("1")
+    (3, None, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
 def viewer_seat(viewer: object, players: int) -> int | None:
     """A viewer as :meth:`Game.observe` takes it: ``None`` (a spectator) or a seat
     ``0..players-1`` as an int (a numpy integer too); a bool, a float or another seat number
@@ -74,10 +89,8 @@ def viewer_seat(viewer: object, players: int) -> int | None:
     """
     if viewer is None:
         return None
-    if isinstance(viewer, bool) or not hasattr(viewer, "__index__"):
-        raise ValueError(f"viewer must be a seat 0-{players - 1} or None, got {viewer!r}")
-    seat = operator.index(viewer)
-    if not 0 <= seat < players:
+    seat = index_value(viewer)
+    if seat is None or not 0 <= seat < players:
         raise ValueError(f"viewer must be a seat 0-{players - 1} or None, got {viewer!r}")
     return seat
 

@@ -80,11 +80,7 @@ def position_value(state: State) -> PositionValue:
     """Every seat's expected return from ``state`` with optimal play (see the module);
     :class:`ValueError` for a variant too big or with rules the tables do not model,
     :class:`TypeError` for anything but a Martian Dice state."""
-    if not isinstance(state, State):
-        raise TypeError(
-            f"position_value takes a Martian Dice state (marsdice.martian.rules.State), "
-            f"got {type(state).__name__}"
-        )
+    check_state(state, "position_value")
     variant = state.variant
     if state.is_terminal:
         return PositionValue(state.returns(), "the end: the returns")
@@ -94,6 +90,15 @@ def position_value(state: State) -> PositionValue:
     if state.phase is Phase.ROLL and not any(state.set_aside):
         return PositionValue(walk.turn_start(state), walk.method)
     return PositionValue(walk.value(state), walk.method + ", the rest of the turn walked")
+
+
+def check_state(state: object, function: str) -> None:
+    """A clear error for anything but a Martian Dice state (not an AttributeError later)."""
+    if not isinstance(state, State):
+        raise TypeError(
+            f"{function} takes a Martian Dice state (marsdice.martian.rules.State), "
+            f"got {type(state).__name__}"
+        )
 
 
 class _Walk:

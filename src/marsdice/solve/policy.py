@@ -56,6 +56,7 @@ from marsdice.martian.rules import (
     Variant,
     score_turn,
 )
+from marsdice.solve.ground import check_state
 from marsdice.solve.model import FloatArray, TurnModel, node_of_counts, turn_model
 from marsdice.solve.multi import Combine, turn_utility_multi
 from marsdice.solve.nplayer import NPlayerTable, solve_nplayer
@@ -114,7 +115,7 @@ class ChoiceAnalysis:
 
 def turn_utility(state: State, mode: Mode = "winprob", combine: Combine = "min") -> FloatArray:
     """The utility of each final score of the current turn for the player to move."""
-    _check_state(state, "turn_utility")
+    check_state(state, "turn_utility")
     variant = state.variant
     model = turn_model(variant.dice)
     if mode == "expected":
@@ -321,7 +322,7 @@ def _continue_value(
 
 def best_action(state: State, mode: Mode = "winprob", combine: Combine = "min") -> Decision:
     """The action optimal play takes (ties: the earlier legal action; stop over roll)."""
-    _check_state(state, "best_action")
+    check_state(state, "best_action")
     values = action_values(state, *_solution(state, mode, combine))
     if state.phase is Phase.DECIDE:
         (_, stop), (_, go) = values
@@ -340,7 +341,7 @@ def analyze(state: State) -> list[ChoiceAnalysis]:
     global _last_analysis
     known, rows = _last_analysis
     if known is not state:
-        _check_state(state, "analyze")
+        check_state(state, "analyze")
         rows = _analyze(state)
         _last_analysis = (state, rows)
     return list(rows)
@@ -361,12 +362,3 @@ def _analyze(state: State) -> list[ChoiceAnalysis]:
         else:
             result.append(ChoiceAnalysis(action, score, value))
     return result
-
-
-def _check_state(state: object, function: str) -> None:
-    """A clear error for anything but a Martian Dice state (not an AttributeError later)."""
-    if not isinstance(state, State):
-        raise TypeError(
-            f"{function} takes a Martian Dice state (marsdice.martian.rules.State), "
-            f"got {type(state).__name__}"
-        )

@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from marsdice.core.dice import dice_outcomes
+from marsdice.core.game import index_value
 from marsdice.martian.rules import (
     BONUS,
     FACE_PROBABILITIES,
@@ -94,7 +95,7 @@ class MartianVectorEnv:
     def __init__(
         self, n: int, variant: Variant | None = None, *, seed: int = 0, record: bool = False
     ) -> None:
-        count = _whole(n)
+        count = index_value(n)
         if count is None or count < 1:
             raise ValueError(f"the number of games must be a whole number of at least 1, got {n!r}")
         if variant is not None and not isinstance(variant, Variant):
@@ -192,7 +193,7 @@ class MartianVectorEnv:
         the order drawn, as face counts: the scripted dice of a scalar replay."""
         if not self.record:
             raise ValueError("the env keeps its rolls only when built with record=True")
-        index = _whole(game)
+        index = index_value(game)
         if index is None or not 0 <= index < self.n:
             raise ValueError(f"game must be 0-{self.n - 1}, got {game!r}")
         game = index
@@ -319,16 +320,9 @@ class RollTable:
         return self.outcomes[index]
 
 
-def _whole(value: object) -> int | None:
-    """``value`` as an int if it is a whole number (a Python or numpy integer, not a bool)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        return None
-    return int(value)
-
-
 def _seed(seed: object) -> int:
     """A seed for the dice stream: a whole number of 0 or more (numpy's rule), else refused."""
-    whole = _whole(seed)
+    whole = index_value(seed)
     if whole is None or whole < 0:
         raise ValueError(f"seed must be a whole number of 0 or more, got {seed!r}")
     return whole
